@@ -1,0 +1,246 @@
+/*
+ * xshmem public host API (C and C++).
+ *
+ * OpenSHMEM 1.5/1.6 names under the xshmem_ prefix. Host functions run the same path code that
+ * GPU threads run (the thread-scope device API compiled for the host). Unless stated otherwise:
+ * - `pe` is a PE number in the world team, 0 <= pe < xshmem_n_pes();
+ * - `dest` (and, for gets, `source`) are symmetric addresses: inside the symmetric heap, returned
+ *   by xshmem_malloc and friends on every PE;
+ * - with XSHMEM_CHECKS on (the default), a bad argument stops the whole job with a one-line
+ *   diagnostic naming the call, the argument and the PE, and exit status XSHMEM_EXIT_CHECK.
+ * Ordering follows OpenSHMEM: puts to a PE may be delivered in any order unless separated by
+ * xshmem_fence (per destination) or xshmem_quiet (completes everything outstanding).
+ */
+#ifndef XSHMEM_XSHMEM_H
+#define XSHMEM_XSHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xshmem/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Setup and query ------------------------------------------------------------------------ */
+
+/* Starts the runtime: loads plugins, joins the job through the bootstrap, creates the symmetric
+ * heap and connects every peer. Collective. Exits the process with a diagnostic on failure. */
+void xshmem_init(void);
+/* Tears everything down (collective; barrier on entry). Leaves no thread, file descriptor or
+ * shared-memory segment behind. */
+void xshmem_finalize(void);
+/* This PE's number in the world team, and the number of PEs. */
+int xshmem_my_pe(void);
+int xshmem_n_pes(void);
+/* Whether the runtime is initialised (1) or not (0). */
+int xshmem_query_initialized(void);
+/* Stops every PE of the job with `status` as exit code. Does not return. */
+void xshmem_global_exit(int status) __attribute__((noreturn));
+/* Library version and name (OpenSHMEM info_get_*). */
+void xshmem_info_get_version(int *major, int *minor);
+void xshmem_info_get_name(char *name); /* at least XSHMEM_MAX_NAME_LEN bytes */
+
+/* Opaque unique id for applications with their own launcher (torch.distributed, ...): rank 0
+ * calls xshmem_get_uniqueid, sends the bytes to every process, and each calls xshmem_init_attr
+ * with XSHMEM_INIT_WITH_UNIQUEID. */
+typedef struct xshmem_uniqueid {
+  char internal[128];
+} xshmem_uniqueid_t;
+typedef struct xshmem_init_attr {
+  int rank;   /* this process's rank in the job */
+  int nranks; /* job size */
+  xshmem_uniqueid_t uid;
+} xshmem_init_attr_t;
+#define XSHMEM_INIT_WITH_UNIQUEID 1u
+/* Fills *id (returns 0 on success). Only one process calls it, before any init. */
+int xshmem_get_uniqueid(xshmem_uniqueid_t *id);
+/* Fills *attr for init with a unique id. Returns 0. */
+int xshmem_set_attr_uniqueid_args(int rank, int nranks, const xshmem_uniqueid_t *id,
+                                  xshmem_init_attr_t *attr);
+/* Like xshmem_init; with XSHMEM_INIT_WITH_UNIQUEID joins the job described by *attr.
+ * Returns 0 on success, nonzero (with a logged reason) on failure. */
+int xshmem_init_attr(unsigned int flags, xshmem_init_attr_t *attr);
+
+/* Address of `dest` at `pe` that this PE can load and store directly, or NULL if `pe` is not
+ * load/store reachable. */
+void *xshmem_ptr(const void *dest, int pe);
+/* 1 if `addr` is a symmetric address reachable at `pe`, else 0. */
+int xshmem_addr_accessible(const void *addr, int pe);
+/* 1 if `pe` is a PE of this job that this PE can communicate with, else 0. */
+int xshmem_pe_accessible(int pe);
+
+/* ---- Symmetric memory (collective over the world; identical arguments on every PE) --------- */
+
+/* Size 0 returns NULL without synchronising. Failure (heap exhausted) returns NULL on every PE.
+ * malloc/calloc/align barrier on exit, free on entry, realloc on entry and exit. */
+void *xshmem_malloc(size_t size);
+void *xshmem_calloc(size_t count, size_t size);
+void *xshmem_align(size_t alignment, size_t size); /* alignment: power of two */
+void *xshmem_realloc(void *ptr, size_t size);
+void *xshmem_malloc_with_hints(size_t size, long hints);
+void xshmem_free(void *ptr); /* NULL: no-op, no barrier */
+#define XSHMEM_MALLOC_ATOMICS_REMOTE 1L
+#define XSHMEM_MALLOC_SIGNAL_REMOTE 2L
+
+/* ---- RMA ----------------------------------------------------------------------------------- */
+
+/* Blocking put returns once `source` may be reused; blocking get once `dest` holds the data.
+ * _nbi variants complete at the next quiet. p/g move one element; iput/iget take strides in
+ * elements (dst, sst >= 1). */
+#define XSHMEM_DECL_RMA(T, N)                                                                   \
+  void xshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                      \
+  void xshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);                      \
+  void xshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);                  \
+  void xshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);                  \
+  void xshmem_##N##_p(T *dest, T value, int pe);                                               \
+  T xshmem_##N##_g(const T *source, int pe);                                                   \
+  void xshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
+                         int pe);                                                              \
+  void xshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
+                         int pe);
+XSHMEM_RMA_TYPES(XSHMEM_DECL_RMA)
+#undef XSHMEM_DECL_RMA
+
+#define XSHMEM_DECL_SIZED(BITS, T)                                                             \
+  void xshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe);               \
+  void xshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe);               \
+  void xshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);         \
+  void xshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);         \
+  void xshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                         size_t nelems, int pe);                                              \
+  void xshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                         size_t nelems, int pe);
+XSHMEM_SIZED_TYPES(XSHMEM_DECL_SIZED)
+XSHMEM_DECL_SIZED(128, void)
+#undef XSHMEM_DECL_SIZED
+
+void xshmem_putmem(void *dest, const void *source, size_t nbytes, int pe);
+void xshmem_getmem(void *dest, const void *source, size_t nbytes, int pe);
+void xshmem_putmem_nbi(void *dest, const void *source, size_t nbytes, int pe);
+void xshmem_getmem_nbi(void *dest, const void *source, size_t nbytes, int pe);
+
+/* ---- Atomics ------------------------------------------------------------------------------- */
+
+/* Fetching atomics return the old value; _nbi fetching variants store it to *fetch, valid after
+ * the next quiet. Non-fetching atomics complete at the next quiet. */
+#define XSHMEM_DECL_AMO_EXT(T, N)                                                          \
+  T xshmem_##N##_atomic_fetch(const T *source, int pe);                                   \
+  void xshmem_##N##_atomic_set(T *dest, T value, int pe);                                 \
+  T xshmem_##N##_atomic_swap(T *dest, T value, int pe);                                   \
+  void xshmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe);                  \
+  void xshmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe);
+XSHMEM_AMO_EXTENDED_TYPES(XSHMEM_DECL_AMO_EXT)
+#undef XSHMEM_DECL_AMO_EXT
+
+#define XSHMEM_DECL_AMO_STD(T, N)                                                          \
+  T xshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);                   \
+  T xshmem_##N##_atomic_fetch_inc(T *dest, int pe);                                       \
+  void xshmem_##N##_atomic_inc(T *dest, int pe);                                          \
+  T xshmem_##N##_atomic_fetch_add(T *dest, T value, int pe);                              \
+  void xshmem_##N##_atomic_add(T *dest, T value, int pe);                                 \
+  void xshmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe);  \
+  void xshmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);                      \
+  void xshmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe);
+XSHMEM_AMO_STANDARD_TYPES(XSHMEM_DECL_AMO_STD)
+#undef XSHMEM_DECL_AMO_STD
+
+#define XSHMEM_DECL_AMO_BIT(T, N)                                                  \
+  T xshmem_##N##_atomic_fetch_and(T *dest, T value, int pe);                      \
+  void xshmem_##N##_atomic_and(T *dest, T value, int pe);                         \
+  T xshmem_##N##_atomic_fetch_or(T *dest, T value, int pe);                       \
+  void xshmem_##N##_atomic_or(T *dest, T value, int pe);                          \
+  T xshmem_##N##_atomic_fetch_xor(T *dest, T value, int pe);                      \
+  void xshmem_##N##_atomic_xor(T *dest, T value, int pe);                         \
+  void xshmem_##N##_atomic_fetch_and_nbi(T *fetch, T *dest, T value, int pe);     \
+  void xshmem_##N##_atomic_fetch_or_nbi(T *fetch, T *dest, T value, int pe);      \
+  void xshmem_##N##_atomic_fetch_xor_nbi(T *fetch, T *dest, T value, int pe);
+XSHMEM_AMO_BITWISE_TYPES(XSHMEM_DECL_AMO_BIT)
+#undef XSHMEM_DECL_AMO_BIT
+
+/* ---- Signals ------------------------------------------------------------------------------- */
+
+/* Puts `nelems` elements, then updates the 64-bit signal at `sig_addr` on `pe` with `signal`
+ * (sig_op XSHMEM_SIGNAL_SET or XSHMEM_SIGNAL_ADD). A PE that observes the signal update sees the
+ * data. nelems == 0 still updates the signal. */
+#define XSHMEM_DECL_SIG(T, N)                                                                   \
+  void xshmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,     \
+                               uint64_t signal, int sig_op, int pe);                           \
+  void xshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, \
+                                   uint64_t signal, int sig_op, int pe);
+XSHMEM_RMA_TYPES(XSHMEM_DECL_SIG)
+#undef XSHMEM_DECL_SIG
+#define XSHMEM_DECL_SIG_SIZED(BITS, T)                                                          \
+  void xshmem_put##BITS##_signal(void *dest, const void *source, size_t nelems,                 \
+                                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);      \
+  void xshmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems,             \
+                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+XSHMEM_SIZED_TYPES(XSHMEM_DECL_SIG_SIZED)
+XSHMEM_DECL_SIG_SIZED(128, void)
+#undef XSHMEM_DECL_SIG_SIZED
+void xshmem_putmem_signal(void *dest, const void *source, size_t nbytes, uint64_t *sig_addr,
+                          uint64_t signal, int sig_op, int pe);
+void xshmem_putmem_signal_nbi(void *dest, const void *source, size_t nbytes, uint64_t *sig_addr,
+                              uint64_t signal, int sig_op, int pe);
+/* Atomically adds to / sets the signal at `pe` (OpenSHMEM 1.6). */
+void xshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe);
+void xshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
+/* Reads the local signal atomically. */
+uint64_t xshmem_signal_fetch(const uint64_t *sig_addr);
+/* Waits until the local signal satisfies `cmp` against `cmp_value`; returns the value seen. */
+uint64_t xshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+
+/* ---- Point-to-point synchronization -------------------------------------------------------- */
+
+/* wait_until blocks until *ivar (a local symmetric word) satisfies cmp; test returns 1 if it
+ * does. _all/_any/_some act on arrays; `status` (may be NULL) excludes entries that are nonzero;
+ * _vector variants take one comparison value per element. _any returns an index or SIZE_MAX,
+ * _some returns how many indices it wrote to `indices`. */
+#define XSHMEM_DECL_P2P(T, N)                                                                     \
+  void xshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                                   \
+  void xshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,          \
+                                   T cmp_value);                                                 \
+  size_t xshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,        \
+                                     T cmp_value);                                               \
+  size_t xshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,                  \
+                                      const int *status, int cmp, T cmp_value);                  \
+  void xshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp,   \
+                                          const T *cmp_values);                                  \
+  size_t xshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, \
+                                            const T *cmp_values);                                \
+  size_t xshmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,           \
+                                             const int *status, int cmp, const T *cmp_values);   \
+  int xshmem_##N##_test(T *ivar, int cmp, T cmp_value);                                          \
+  int xshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);   \
+  size_t xshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,              \
+                               T cmp_value);                                                     \
+  size_t xshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status,     \
+                                int cmp, T cmp_value);                                           \
+  int xshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,          \
+                                   const T *cmp_values);                                         \
+  size_t xshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,       \
+                                      const T *cmp_values);                                      \
+  size_t xshmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,                 \
+                                       const int *status, int cmp, const T *cmp_values);
+XSHMEM_P2P_TYPES(XSHMEM_DECL_P2P)
+#undef XSHMEM_DECL_P2P
+
+/* ---- Ordering and synchronization ---------------------------------------------------------- */
+
+/* Orders puts, AMOs and put-with-signal to each PE: those before the fence are delivered before
+ * those after it, per destination. */
+void xshmem_fence(void);
+/* Completes every put, get, AMO and put-with-signal issued by this PE; they are visible to all
+ * PEs on return. */
+void xshmem_quiet(void);
+/* quiet + every PE of the world arrives before any leaves. */
+void xshmem_barrier_all(void);
+/* Every PE arrives before any leaves; does not complete remote updates (quiet does). */
+void xshmem_sync_all(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XSHMEM_XSHMEM_H */

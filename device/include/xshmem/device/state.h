@@ -1,0 +1,70 @@
+// xshmem device API: the state the path code works on.
+//
+// The same plain structs are read by GPU threads (a copy lives in device memory) and by CPU
+// threads (the host API uses the core's copy). They hold everything a put, get or atomic needs to
+// reach a peer: the path byte and, for LSA peers, the peer heap's base in this address space.
+#ifndef XSHMEM_DEVICE_STATE_H
+#define XSHMEM_DEVICE_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xshmem/plugin/transport_v1.h>
+
+#if defined(__CUDACC__)
+#define XSHMEM_HD __host__ __device__
+#define XSHMEM_HD_INLINE __host__ __device__ __forceinline__
+#else
+#define XSHMEM_HD
+#define XSHMEM_HD_INLINE inline __attribute__((always_inline))
+#endif
+
+namespace xshmem::dev {
+
+// One peer as the path code sees it (16 bytes, so a table of them stays cache-friendly).
+struct peer_t {
+  uint8_t path;    // xshmem_path_t
+  uint8_t flags;   // XSHMEM_PEER_*
+  uint16_t reserved0;
+  uint32_t reserved1;
+  uintptr_t base;  // LSA: the peer's heap base mapped in this process
+};
+
+// Words the runtime keeps at the start of every symmetric heap (the same offset on every PE).
+// Barrier/sync counters are monotonically increasing, so they never need resetting.
+struct internal_region_t {
+  static constexpr int kMaxRounds = 32;  // dissemination rounds: supports 2^32 PEs
+  uint64_t sync_flags[kMaxRounds];       // written by peers: round k arrivals
+  uint64_t reserved[32];
+};
+
+struct state_t {
+  int my_pe = -1;
+  int n_pes = 0;
+  uintptr_t heap_base = 0;  // this PE's heap
+  size_t heap_size = 0;
+  peer_t *peers = nullptr;  // [n_pes]
+  internal_region_t *internal = nullptr;  // at heap_base, symmetric
+  uint64_t sync_epoch = 0;  // local: number of world syncs done by this PE
+};
+
+// Offset of a symmetric address; the same on every PE.
+XSHMEM_HD_INLINE uintptr_t heap_offset(const state_t &s, const void *sym) {
+  return reinterpret_cast<uintptr_t>(sym) - s.heap_base;
+}
+
+// Whether [sym, sym+n) lies inside this PE's symmetric heap.
+XSHMEM_HD_INLINE bool in_heap(const state_t &s, const void *sym, size_t n) {
+  uintptr_t a = reinterpret_cast<uintptr_t>(sym);
+  return a >= s.heap_base && a - s.heap_base <= s.heap_size && n <= s.heap_size - (a - s.heap_base);
+}
+
+// The address of symmetric object `sym` at `pe`, for LSA peers.
+template <typename T>
+XSHMEM_HD_INLINE T *lsa_addr(const state_t &s, T *sym, int pe) {
+  return reinterpret_cast<T *>(s.peers[pe].base + heap_offset(s, sym));
+}
+
+}  // namespace xshmem::dev
+
+#endif  // XSHMEM_DEVICE_STATE_H

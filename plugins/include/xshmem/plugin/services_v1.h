@@ -1,0 +1,79 @@
+/*
+ * xshmem plugin SDK: the core-services table handed to every plugin's init.
+ *
+ * Plugins link neither libxshmem nor libcuda. Everything they need from the core (logging,
+ * configuration, job-wide collectives, node-local descriptor exchange, CUDA driver entry points)
+ * comes through this table. The table stays valid from the plugin's init until its finalize
+ * returns.
+ */
+#ifndef XSHMEM_PLUGIN_SERVICES_V1_H
+#define XSHMEM_PLUGIN_SERVICES_V1_H
+
+#include <xshmem/plugin/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XSHMEM_SERVICES_ABI_VERSION 1
+
+/* What the core knows of the job once the bootstrap is up (zeroed before that). */
+typedef struct xshmem_job_info_v1 {
+  uint32_t struct_size;
+  int my_pe;             /* rank in the world team */
+  int n_pes;             /* world size */
+  int my_local_pe;       /* rank among PEs on the same host, -1 before the bootstrap */
+  int n_local_pes;       /* PEs on the same host */
+  const int *local_rank; /* [n_pes]: the PE's rank on its host */
+  const uint64_t *host_id; /* [n_pes]: equal values mean the same host */
+  const char *job_token; /* NUL-terminated hex string, the same on every PE of the job */
+} xshmem_job_info_v1_t;
+
+typedef struct xshmem_core_services_v1 {
+  uint32_t abi_version; /* XSHMEM_SERVICES_ABI_VERSION */
+  uint32_t struct_size; /* sizeof(xshmem_core_services_v1_t) of the core */
+
+  /* Logging: one logger for core and plugins. `subsys` is the plugin's name. The message is a
+   * printf format; a newline is added. log_enabled lets callers skip building costly messages. */
+  void (*log)(xshmem_log_level_t level, const char *subsys, const char *file, int line,
+              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+  int (*log_enabled)(xshmem_log_level_t level, const char *subsys);
+
+  /* Configuration: a plugin registers its variables once, in init, then reads them. Getters
+   * return the value from the environment, or the default; a value that does not parse is
+   * reported through the log and the default is used. */
+  xshmem_status_t (*config_register)(const xshmem_config_entry_v1_t *entries, size_t n);
+  const char *(*config_get_string)(const char *name);
+  int64_t (*config_get_int)(const char *name); /* INT, SIZE (bytes), DURATION (ms), BOOL */
+
+  /* The job, as far as it is known (my_pe is -1 before the bootstrap is up). */
+  const xshmem_job_info_v1_t *(*job_info)(void);
+
+  /* Job-wide collectives over the bootstrap (for transports; slow, out of band). All PEs call
+   * them in the same order. */
+  xshmem_status_t (*allgather)(const void *in, void *out, size_t len_per_pe);
+  xshmem_status_t (*barrier)(void);
+
+  /* Node-local descriptor exchange: every PE of the job calls it; each PE offers `my_fd` (or -1)
+   * and receives, in peer_fds[pe], a new descriptor for the file offered by each PE on the same
+   * host (-1 for itself, for PEs of other hosts and for PEs that offered -1). Runs over a
+   * Unix-domain socket in the abstract namespace keyed by the job token. The caller owns and
+   * closes the descriptors it receives. */
+  xshmem_status_t (*node_fd_exchange)(int my_fd, int *peer_fds);
+
+  /* Fatal error: logs `msg`, tells every PE of the job to exit, and exits with `exit_code`. */
+  void (*fatal)(int exit_code, const char *subsys, const char *msg) __attribute__((noreturn));
+} xshmem_core_services_v1_t;
+
+/* Convenience logging macros for plugins; `svc` is the services table and `SUBSYS` a string. */
+#define XSHMEM_PLOG(svc, lvl, subsys, ...)                                 \
+  do {                                                                    \
+    if ((svc)->log_enabled((lvl), (subsys)))                              \
+      (svc)->log((lvl), (subsys), __FILE__, __LINE__, __VA_ARGS__);       \
+  } while (0)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XSHMEM_PLUGIN_SERVICES_V1_H */

@@ -1,0 +1,64 @@
+// xshmem plugin loader: finds, opens and checks transport and bootstrap plugins.
+//
+// Scans, in order, the folders of XSHMEM_PLUGIN_PATH (colon separated), then the "xshmem" folder
+// beside libxshmem.so (the build tree's lib/xshmem, or the install's <libdir>/xshmem), then the
+// configured install folder, for libxshmem_transport_*.so and libxshmem_bootstrap_*.so. There is
+// no list of names: whatever is found is tried. A plugin is refused (logged at warn level with
+// the file, the ABI versions and the reason; the others go on) when dlopen fails, the entry
+// symbol is missing, abi_version or struct_size do not match, or its load() fails. The first
+// plugin of a given name wins; later ones of the same name are skipped with a debug line.
+#ifndef XSHMEM_PLUGINS_LOADER_H
+#define XSHMEM_PLUGINS_LOADER_H
+
+#include <string>
+#include <vector>
+
+#include <xshmem/plugin/bootstrap_v1.h>
+#include <xshmem/plugin/transport_v1.h>
+
+namespace xshmem::plugins {
+
+struct Transport {
+  std::string name, path;
+  void *handle = nullptr;
+  const xshmem_transport_v1_t *ops = nullptr;
+};
+struct Bootstrap {
+  std::string name, path;
+  void *handle = nullptr;
+  const xshmem_bootstrap_v1_t *ops = nullptr;
+};
+struct Refused {
+  std::string path, reason;
+};
+
+class Loader {
+ public:
+  Loader() = default;
+  Loader(const Loader &) = delete;
+  Loader &operator=(const Loader &) = delete;
+  ~Loader() { unload_all(); }
+
+  // Scans the folders and loads every plugin found (idempotent: a second call does nothing).
+  void scan(const xshmem_core_services_v1_t *svc);
+  const std::vector<Transport> &transports() const { return transports_; }
+  const std::vector<Bootstrap> &bootstraps() const { return bootstraps_; }
+  const std::vector<Refused> &refused() const { return refused_; }
+  // The folders scanned, in order (for xshmem-info and diagnostics).
+  const std::vector<std::string> &search_path() const { return search_path_; }
+  const Transport *find_transport(const std::string &name) const;
+  const Bootstrap *find_bootstrap(const std::string &name) const;
+  // dlcloses everything (also removes the plugins' config entries).
+  void unload_all();
+
+ private:
+  bool scanned_ = false;
+  std::vector<std::string> search_path_;
+  std::vector<Transport> transports_;
+  std::vector<Bootstrap> bootstraps_;
+  std::vector<Refused> refused_;
+};
+
+}  // namespace xshmem::plugins
+
+#endif  // XSHMEM_PLUGINS_LOADER_H
