@@ -13,12 +13,21 @@
 #include <xshmem/plugin/services_v1.h>
 #include "status.h"
 
+namespace xshmem::plugins {
+class Loader;
+}
+
 namespace xshmem::core {
 
 // Whether xshmem_init has completed and finalize has not.
 bool initialized();
 // The path state the host API runs on (valid while initialized()).
 dev::state_t &state();
+class Allocator;
+// The symmetric heap's allocator (offsets from state().heap_base).
+Allocator &heap_allocator();
+// The process's plugin loader; with scan, scans the plugin folders first (idempotent).
+const plugins::Loader &plugin_loader(bool scan);
 // The services table given to plugins.
 const xshmem_core_services_v1_t *services();
 

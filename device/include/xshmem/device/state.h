@@ -23,8 +23,8 @@ namespace xshmem::dev {
 
 // One peer as the path code sees it (16 bytes, so a table of them stays cache-friendly).
 struct peer_t {
-  uint8_t path;    // xshmem_path_t
-  uint8_t flags;   // XSHMEM_PEER_*
+  uint8_t path;   // xshmem_path_t
+  uint8_t flags;  // XSHMEM_PEER_*
   uint16_t reserved0;
   uint32_t reserved1;
   uintptr_t base;  // LSA: the peer's heap base mapped in this process
@@ -43,9 +43,14 @@ struct state_t {
   int n_pes = 0;
   uintptr_t heap_base = 0;  // this PE's heap
   size_t heap_size = 0;
-  peer_t *peers = nullptr;  // [n_pes]
+  peer_t *peers = nullptr;                // [n_pes]
   internal_region_t *internal = nullptr;  // at heap_base, symmetric
-  uint64_t sync_epoch = 0;  // local: number of world syncs done by this PE
+  uint64_t sync_epoch = 0;                // local: number of world syncs done by this PE
+  // Host only: called by the path code for a peer whose path has no implementation here
+  // (stops the job with a diagnostic). Device code traps instead.
+  void (*on_bad_path)(int pe) = nullptr;
+  // Host only: [n_pes] name of the transport serving each peer (xshmemx_transport_name).
+  const char *const *transport_names = nullptr;
 };
 
 // Offset of a symmetric address; the same on every PE.

@@ -1,0 +1,643 @@
+// xshmem core: the runtime context -- init, finalize, the services table, transport selection.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <xshmem/xshmem.h>
+#include <xshmem/xshmemx.h>
+#include "../../plugins/src/loader.h"
+#include "checks.h"
+#include "config.h"
+#include "heap.h"
+#include "log.h"
+#include "node_ipc.h"
+#include "runtime.h"
+
+namespace xshmem::core {
+namespace {
+
+constexpr const char *kSubsys = "core";
+
+struct ActiveTransport {
+  const plugins::Transport *plugin;
+  void *ctx = nullptr;
+  bool heap_registered = false;
+};
+
+// Everything init creates; destroyed in reverse order by finalize.
+struct Runtime {
+  int init_count = 0;
+  // Bootstrap.
+  const plugins::Bootstrap *boot = nullptr;
+  void *boot_ctx = nullptr;
+  // Job.
+  std::vector<uint64_t> host_id;
+  std::vector<int> local_rank;
+  std::string token;
+  xshmem_job_info_v1_t job{};
+  // Heap.
+  HeapMemory heap;
+  Allocator alloc;
+  // Transports and the path state.
+  std::vector<ActiveTransport> transports;
+  std::vector<dev::peer_t> peers;
+  std::vector<const char *> peer_transport;
+  dev::state_t state;
+};
+
+Runtime g_rt;
+std::mutex g_init_mutex;
+
+plugins::Loader &loader() {
+  // Plugins stay loaded for the life of the process: re-init after finalize reuses them, and
+  // config entries they registered keep pointing at live strings.
+  static plugins::Loader *l = new plugins::Loader();
+  return *l;
+}
+
+// ---- Services table -----------------------------------------------------------------------------
+
+void svc_log(xshmem_log_level_t level, const char *subsys, const char *file, int line,
+             const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  log::vwrite(level, subsys, file, line, fmt, ap);
+  va_end(ap);
+}
+int svc_log_enabled(xshmem_log_level_t level, const char *subsys) {
+  return log::enabled(level, subsys) ? 1 : 0;
+}
+xshmem_status_t svc_config_register(const xshmem_config_entry_v1_t *entries, size_t n) {
+  // The loader's config::OwnerScope attributes the entries to the plugin being loaded.
+  return config::register_entries(entries, n, nullptr).code();
+}
+const char *svc_config_get_string(const char *name) {
+  // Returned pointers must stay valid: keep one copy per name.
+  static std::mutex m;
+  static std::vector<std::pair<std::string, std::unique_ptr<std::string>>> cache;
+  std::lock_guard<std::mutex> lock(m);
+  std::string v = config::get_string(name);
+  for (auto &[k, val] : cache)
+    if (k == name) {
+      if (*val != v) *val = v;
+      return val->c_str();
+    }
+  cache.emplace_back(name, std::make_unique<std::string>(v));
+  return cache.back().second->c_str();
+}
+int64_t svc_config_get_int(const char *name) {
+  for (const auto &v : config::list()) {
+    if (v.name != name) continue;
+    if (v.type == "size") return static_cast<int64_t>(config::get_size(name));
+    if (v.type == "duration") return config::get_duration_ms(name);
+    if (v.type == "bool") return config::get_bool(name) ? 1 : 0;
+    return config::get_int(name);
+  }
+  return config::get_int(name);
+}
+const xshmem_job_info_v1_t *svc_job_info() {
+  return &g_rt.job;
+}
+xshmem_status_t svc_allgather(const void *in, void *out, size_t len) {
+  return oob_allgather(in, out, len).code();
+}
+xshmem_status_t svc_barrier() {
+  return oob_barrier().code();
+}
+xshmem_status_t svc_node_fd_exchange(int my_fd, int *peer_fds) {
+  return node_fd_exchange(g_rt.job, my_fd, peer_fds).code();
+}
+[[noreturn]] void svc_fatal(int exit_code, const char *subsys, const char *msg) {
+  fatal(exit_code, subsys, msg);
+}
+
+const xshmem_core_services_v1_t g_services = {
+    XSHMEM_SERVICES_ABI_VERSION,
+    sizeof(xshmem_core_services_v1_t),
+    svc_log,
+    svc_log_enabled,
+    svc_config_register,
+    svc_config_get_string,
+    svc_config_get_int,
+    svc_job_info,
+    svc_allgather,
+    svc_barrier,
+    svc_node_fd_exchange,
+    svc_fatal,
+};
+
+// ---- Init steps ---------------------------------------------------------------------------------
+
+uint64_t fnv1a(const void *data, size_t n, uint64_t h = 1469598103934665603ull) {
+  auto p = static_cast<const unsigned char *>(data);
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+uint64_t my_host_id() {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  uint64_t h = fnv1a(host, strlen(host));
+  // Two containers may share a host name but not a kernel boot: mix in the boot id.
+  if (FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r")) {
+    char boot[64] = {0};
+    if (fgets(boot, sizeof(boot), f)) h = fnv1a(boot, strlen(boot), h);
+    fclose(f);
+  }
+  return h;
+}
+
+Status start_bootstrap(const xshmem_bootstrap_args_v1_t &args) {
+  auto &l = loader();
+  l.scan(&g_services);
+  std::string want = config::get_string("XSHMEM_BOOTSTRAP");
+  const plugins::Bootstrap *chosen = nullptr;
+  if (!want.empty()) {
+    chosen = l.find_bootstrap(want);
+    if (!chosen) {
+      std::string have;
+      for (auto &b : l.bootstraps()) have += (have.empty() ? "" : ", ") + b.name;
+      XLOG_ERROR(kSubsys,
+                 "XSHMEM_BOOTSTRAP=%s: no such bootstrap plugin (loaded: %s); check "
+                 "XSHMEM_PLUGIN_PATH or xshmem-info",
+                 want.c_str(), have.empty() ? "none" : have.c_str());
+      return XSHMEM_ERR_NOT_FOUND;
+    }
+  } else if (args.uniqueid) {
+    for (auto &b : l.bootstraps())
+      if (b.ops->caps & XSHMEM_BOOTSTRAP_CAP_UNIQUEID) {
+        chosen = &b;
+        break;
+      }
+  } else {
+    int best = 0;
+    for (auto &b : l.bootstraps()) {
+      int score = b.ops->detect ? b.ops->detect() : 0;
+      if (score > best) best = score, chosen = &b;
+    }
+  }
+  if (!chosen) {
+    XLOG_ERROR(kSubsys,
+               "no bootstrap plugin can start this job (searched %zu folders); run "
+               "xshmem-info to see which plugins were found or refused",
+               l.search_path().size());
+    return XSHMEM_ERR_NOT_FOUND;
+  }
+  int rank = -1, size = 0;
+  xshmem_status_t st = chosen->ops->init(&args, &g_rt.boot_ctx, &rank, &size);
+  if (st != XSHMEM_SUCCESS) {
+    XLOG_ERROR(kSubsys, "bootstrap %s failed to start: %s", chosen->name.c_str(),
+               Status::status_str(st));
+    return st;
+  }
+  g_rt.boot = chosen;
+  log::set_pe(rank);
+  g_rt.job.struct_size = sizeof(g_rt.job);
+  g_rt.job.my_pe = rank;
+  g_rt.job.n_pes = size;
+  XLOG_DEBUG(kSubsys, "bootstrap %s: pe %d of %d", chosen->name.c_str(), rank, size);
+  return XSHMEM_SUCCESS;
+}
+
+Status learn_job() {
+  const int n = g_rt.job.n_pes, me = g_rt.job.my_pe;
+  struct Card {
+    uint64_t host_id;
+    char token[33];
+  } mine{}, *all = nullptr;
+  mine.host_id = my_host_id();
+  std::random_device rd;
+  snprintf(mine.token, sizeof(mine.token), "%08x%08x%08x%08x", rd(), rd(), rd(), rd());
+  std::vector<Card> cards(n);
+  all = cards.data();
+  XSHMEM_CHECK(oob_allgather(&mine, all, sizeof(Card)));
+  g_rt.token = all[0].token;  // rank 0's token names the job's node-local sockets
+  g_rt.host_id.resize(n);
+  g_rt.local_rank.resize(n);
+  int nlocal = 0;
+  for (int pe = 0; pe < n; ++pe) {
+    g_rt.host_id[pe] = all[pe].host_id;
+    int lr = 0;
+    for (int q = 0; q < pe; ++q) lr += all[q].host_id == all[pe].host_id;
+    g_rt.local_rank[pe] = lr;
+    nlocal += all[pe].host_id == mine.host_id;
+  }
+  g_rt.job.my_local_pe = g_rt.local_rank[me];
+  g_rt.job.n_local_pes = nlocal;
+  g_rt.job.local_rank = g_rt.local_rank.data();
+  g_rt.job.host_id = g_rt.host_id.data();
+  g_rt.job.job_token = g_rt.token.c_str();
+  return XSHMEM_SUCCESS;
+}
+
+Status create_heap() {
+  std::string kind = config::get_enum("XSHMEM_HEAP");
+  if (kind == "device") {
+    XLOG_ERROR(kSubsys,
+               "XSHMEM_HEAP=device: GPU heaps are not available in this build yet; use "
+               "XSHMEM_HEAP=host");
+    return XSHMEM_ERR_UNSUPPORTED;
+  }
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t internal = (sizeof(dev::internal_region_t) + page - 1) / page * page;
+  size_t user = config::get_size("XSHMEM_SYMMETRIC_SIZE");
+  size_t size = (user + page - 1) / page * page + internal;
+  // Every PE must have the same heap size, or offsets would not be symmetric.
+  std::vector<uint64_t> sizes(g_rt.job.n_pes);
+  uint64_t my = size;
+  XSHMEM_CHECK(oob_allgather(&my, sizes.data(), sizeof(my)));
+  for (int pe = 0; pe < g_rt.job.n_pes; ++pe)
+    if (sizes[pe] != my) {
+      XLOG_ERROR(kSubsys,
+                 "symmetric heap sizes differ: pe %d has %llu bytes, pe %d has %llu; set "
+                 "XSHMEM_SYMMETRIC_SIZE alike on every PE",
+                 g_rt.job.my_pe, static_cast<unsigned long long>(my), pe,
+                 static_cast<unsigned long long>(sizes[pe]));
+      return XSHMEM_ERR_INVALID;
+    }
+  XSHMEM_CHECK(g_rt.heap.create_host(size));
+  g_rt.alloc.reset(size);
+  auto off = g_rt.alloc.alloc(internal, page);  // offset 0: the runtime's internal region
+  if (!off || *off != 0) return XSHMEM_ERR_INTERNAL;
+  memset(g_rt.heap.base(), 0, internal);
+  return XSHMEM_SUCCESS;
+}
+
+// Agrees across PEs: true iff `ok` on every PE.
+bool all_ok(bool ok) {
+  std::vector<uint8_t> v(g_rt.job.n_pes);
+  uint8_t mine = ok;
+  if (!oob_allgather(&mine, v.data(), 1).ok()) return false;
+  return std::all_of(v.begin(), v.end(), [](uint8_t x) { return x != 0; });
+}
+
+Status start_transports() {
+  const config::ListSpec spec = config::get_list_spec("XSHMEM_TRANSPORTS");
+  const std::string allowed_text = config::get_string("XSHMEM_TRANSPORTS");
+  auto wanted = [&](const std::string &name) { return spec.selects(name); };
+  if (!spec.exclude)
+    for (auto &w : spec.words)
+      if (!loader().find_transport(w)) {
+        XLOG_ERROR(kSubsys, "XSHMEM_TRANSPORTS names %s, but no such transport plugin is loaded",
+                   w.c_str());
+        return XSHMEM_ERR_NOT_FOUND;
+      }
+  // Plugins are tried in name order so every PE makes the same collective calls.
+  std::vector<const plugins::Transport *> cands;
+  for (auto &t : loader().transports())
+    if (wanted(t.name)) cands.push_back(&t);
+  std::sort(cands.begin(), cands.end(), [](auto *a, auto *b) { return a->name < b->name; });
+  xshmem_mem_region_v1_t region = g_rt.heap.region();
+  for (auto *t : cands) {
+    ActiveTransport at{t};
+    xshmem_status_t st;
+    {
+      config::OwnerScope owner(t->name.c_str());
+      st = t->ops->init(&at.ctx);
+    }
+    if (st != XSHMEM_SUCCESS)
+      XLOG_WARN(kSubsys, "transport %s: init failed (%s); not used", t->name.c_str(),
+                Status::status_str(st));
+    if (!all_ok(st == XSHMEM_SUCCESS)) {
+      if (st == XSHMEM_SUCCESS) t->ops->finalize(at.ctx);
+      continue;
+    }
+    st = t->ops->heap_register(at.ctx, &region);
+    if (!all_ok(st == XSHMEM_SUCCESS)) {
+      XLOG_WARN(kSubsys, "transport %s: heap registration failed on some PE; not used",
+                t->name.c_str());
+      if (st == XSHMEM_SUCCESS) t->ops->heap_deregister(at.ctx);
+      t->ops->finalize(at.ctx);
+      continue;
+    }
+    at.heap_registered = true;
+    g_rt.transports.push_back(at);
+  }
+
+  // Selection: per peer, the cheapest transport that reaches it.
+  const int n = g_rt.job.n_pes;
+  std::vector<int> choice(n, -1);
+  std::vector<xshmem_peer_info_v1_t> best(n);
+  for (int pe = 0; pe < n; ++pe) {
+    for (size_t ti = 0; ti < g_rt.transports.size(); ++ti) {
+      auto &at = g_rt.transports[ti];
+      xshmem_peer_info_v1_t info{};
+      info.struct_size = sizeof(info);
+      if (at.plugin->ops->can_reach(at.ctx, pe, &info) != XSHMEM_SUCCESS) continue;
+      if (choice[pe] < 0 || info.latency_ns < best[pe].latency_ns ||
+          (info.latency_ns == best[pe].latency_ns &&
+           info.bandwidth_mbps > best[pe].bandwidth_mbps)) {
+        choice[pe] = static_cast<int>(ti);
+        best[pe] = info;
+      }
+    }
+  }
+  int unreachable = -1;
+  for (int pe = 0; pe < n && unreachable < 0; ++pe)
+    if (choice[pe] < 0) unreachable = pe;
+  if (unreachable >= 0) {
+    std::string tried;
+    for (auto &at : g_rt.transports) tried += (tried.empty() ? "" : ", ") + at.plugin->name;
+    XLOG_ERROR(kSubsys,
+               "no transport reaches pe %d from pe %d (XSHMEM_TRANSPORTS=\"%s\", usable: "
+               "%s); allow a transport that reaches it",
+               unreachable, g_rt.job.my_pe, allowed_text.c_str(),
+               tried.empty() ? "none" : tried.c_str());
+  }
+  if (!all_ok(unreachable < 0)) {
+    if (unreachable < 0)
+      XLOG_ERROR(kSubsys, "another PE found a peer that no transport reaches; stopping");
+    return XSHMEM_ERR_UNREACHABLE;
+  }
+
+  // Connect: every transport, collectively, learns which peers chose it.
+  g_rt.peers.assign(n, dev::peer_t{});
+  g_rt.peer_transport.assign(n, nullptr);
+  for (size_t ti = 0; ti < g_rt.transports.size(); ++ti) {
+    auto &at = g_rt.transports[ti];
+    std::vector<uint8_t> selected(n);
+    std::vector<xshmem_peer_info_v1_t> infos(n);
+    for (int pe = 0; pe < n; ++pe) {
+      selected[pe] = choice[pe] == static_cast<int>(ti);
+      infos[pe] = best[pe];
+    }
+    xshmem_status_t st = at.plugin->ops->connect(at.ctx, selected.data(), infos.data());
+    if (!all_ok(st == XSHMEM_SUCCESS)) {
+      XLOG_ERROR(kSubsys, "transport %s: connect failed (%s here)", at.plugin->name.c_str(),
+                 Status::status_str(st));
+      return XSHMEM_ERR_UNREACHABLE;
+    }
+    for (int pe = 0; pe < n; ++pe) {
+      if (!selected[pe]) continue;
+      dev::peer_t &p = g_rt.peers[pe];
+      p.path = static_cast<uint8_t>(infos[pe].path);
+      p.flags = static_cast<uint8_t>(infos[pe].flags);
+      p.base = reinterpret_cast<uintptr_t>(infos[pe].lsa_base);
+      g_rt.peer_transport[pe] = at.plugin->name.c_str();
+      if (p.path == XSHMEM_PATH_LSA && p.base == 0) {
+        XLOG_ERROR(kSubsys, "transport %s chose the LSA path to pe %d but gave no mapping",
+                   at.plugin->name.c_str(), pe);
+        return XSHMEM_ERR_INTERNAL;
+      }
+    }
+  }
+  if (log::enabled(XSHMEM_LOG_INFO, kSubsys)) {
+    std::string plan;
+    for (int pe = 0; pe < n; ++pe)
+      plan += (pe ? " " : "") + std::to_string(pe) + ":" + g_rt.peer_transport[pe];
+    XLOG_INFO(kSubsys, "paths from pe %d: %s", g_rt.job.my_pe, plan.c_str());
+  }
+  return XSHMEM_SUCCESS;
+}
+
+void stop_transports() {
+  for (auto it = g_rt.transports.rbegin(); it != g_rt.transports.rend(); ++it) {
+    if (it->heap_registered) (void)it->plugin->ops->heap_deregister(it->ctx);
+    (void)it->plugin->ops->finalize(it->ctx);
+  }
+  g_rt.transports.clear();
+}
+
+void on_bad_path(int pe) {
+  char msg[160];
+  snprintf(msg, sizeof(msg), "no data path to pe %d is implemented (path %d)", pe,
+           pe >= 0 && pe < static_cast<int>(g_rt.peers.size()) ? g_rt.peers[pe].path : -1);
+  fatal(1, kSubsys, msg);
+}
+
+void build_state() {
+  dev::state_t &s = g_rt.state;
+  s = dev::state_t{};
+  s.my_pe = g_rt.job.my_pe;
+  s.n_pes = g_rt.job.n_pes;
+  s.heap_base = reinterpret_cast<uintptr_t>(g_rt.heap.base());
+  s.heap_size = g_rt.heap.size();
+  s.peers = g_rt.peers.data();
+  s.internal = static_cast<dev::internal_region_t *>(g_rt.heap.base());
+  s.sync_epoch = 0;
+  s.on_bad_path = on_bad_path;
+  s.transport_names = g_rt.peer_transport.data();
+}
+
+// Undoes whatever init step had completed (also used on a failed init).
+void teardown() {
+  stop_transports();
+  g_rt.state = dev::state_t{};
+  g_rt.peers.clear();
+  g_rt.peer_transport.clear();
+  g_rt.heap.release();
+  g_rt.alloc.reset(0);
+  if (g_rt.boot) {
+    (void)g_rt.boot->ops->finalize(g_rt.boot_ctx);
+    g_rt.boot = nullptr;
+    g_rt.boot_ctx = nullptr;
+  }
+  g_rt.job = xshmem_job_info_v1_t{};
+  g_rt.job.my_pe = -1;
+  g_rt.host_id.clear();
+  g_rt.local_rank.clear();
+  log::set_pe(-1);
+}
+
+int init_impl(const xshmem_bootstrap_args_v1_t &args) {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  if (g_rt.init_count > 0) {  // OpenSHMEM 1.6: nested init, matched by finalize
+    ++g_rt.init_count;
+    return 0;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  log::configure();
+  g_rt.job.my_pe = -1;
+  Status st = start_bootstrap(args);
+  if (st.ok()) {
+    config::warn_unknown();  // after every plugin registered its variables
+    st = learn_job();
+  }
+  if (st.ok()) st = create_heap();
+  if (st.ok()) st = start_transports();
+  if (!st.ok()) {
+    // A PE that failed after the bootstrap came up takes the job down, so no peer waits for it.
+    if (g_rt.boot) {
+      char msg[128];
+      snprintf(msg, sizeof(msg), "xshmem_init failed on pe %d: %s", g_rt.job.my_pe, st.str());
+      fatal(1, kSubsys, msg);
+    }
+    teardown();
+    return st.code();
+  }
+  build_state();
+  g_rt.init_count = 1;
+  st = oob_barrier();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  XLOG_DEBUG(kSubsys, "init done in %.1f ms", ms);
+  return st.code();
+}
+
+}  // namespace
+
+// ---- runtime.h ----------------------------------------------------------------------------------
+
+bool initialized() {
+  return g_rt.init_count > 0;
+}
+dev::state_t &state() {
+  return g_rt.state;
+}
+Allocator &heap_allocator() {
+  return g_rt.alloc;
+}
+const xshmem_core_services_v1_t *services() {
+  return &g_services;
+}
+
+void fatal(int exit_code, const char *subsys, const char *msg) {
+  static std::atomic<bool> once{false};
+  if (!once.exchange(true)) {
+    log::write(XSHMEM_LOG_ERROR, subsys, __FILE__, __LINE__, "%s", msg);
+  }
+  if (g_rt.boot && g_rt.boot_ctx) g_rt.boot->ops->abort(g_rt.boot_ctx, exit_code, msg);
+  fflush(stdout);
+  fflush(stderr);
+  _exit(exit_code);
+}
+
+Status oob_allgather(const void *in, void *out, size_t len_per_pe) {
+  if (!g_rt.boot) return XSHMEM_ERR_INVALID;
+  return g_rt.boot->ops->allgather(g_rt.boot_ctx, in, out, len_per_pe);
+}
+
+Status oob_barrier() {
+  if (!g_rt.boot) return XSHMEM_ERR_INVALID;
+  return g_rt.boot->ops->barrier(g_rt.boot_ctx);
+}
+
+const plugins::Loader &plugin_loader(bool scan) {
+  if (scan) loader().scan(&g_services);
+  return loader();
+}
+
+}  // namespace xshmem::core
+
+// ---- Public API ---------------------------------------------------------------------------------
+
+using namespace xshmem::core;
+namespace config = xshmem::config;
+namespace xlog = xshmem::log;
+using xshmem::Status;
+
+extern "C" {
+
+void xshmem_init(void) {
+  xshmem_bootstrap_args_v1_t args{sizeof(args), nullptr, -1, -1};
+  int st = init_impl(args);
+  if (st != 0) {
+    fprintf(stderr, "xshmem: xshmem_init failed (%s); set XSHMEM_LOG_LEVEL=info for details\n",
+            Status::status_str(st));
+    fflush(stderr);
+    _exit(1);
+  }
+}
+
+int xshmem_init_attr(unsigned int flags, xshmem_init_attr_t *attr) {
+  xshmem_bootstrap_args_v1_t args{sizeof(args), nullptr, -1, -1};
+  if (flags & XSHMEM_INIT_WITH_UNIQUEID) {
+    if (!attr) {
+      fprintf(stderr, "xshmem: xshmem_init_attr: attr is NULL with XSHMEM_INIT_WITH_UNIQUEID\n");
+      return XSHMEM_ERR_INVALID;
+    }
+    if (attr->nranks <= 0 || attr->rank < 0 || attr->rank >= attr->nranks) {
+      fprintf(stderr, "xshmem: xshmem_init_attr: rank %d / nranks %d out of range\n", attr->rank,
+              attr->nranks);
+      return XSHMEM_ERR_INVALID;
+    }
+    args.uniqueid = attr->uid.internal;
+    args.rank = attr->rank;
+    args.nranks = attr->nranks;
+  }
+  return init_impl(args);
+}
+
+int xshmem_get_uniqueid(xshmem_uniqueid_t *id) {
+  if (!id) return XSHMEM_ERR_INVALID;
+  xlog::configure();
+  auto &l = plugin_loader(true);
+  std::string want = config::get_string("XSHMEM_BOOTSTRAP");
+  for (auto &b : l.bootstraps()) {
+    if (!(b.ops->caps & XSHMEM_BOOTSTRAP_CAP_UNIQUEID) || !b.ops->get_uniqueid) continue;
+    if (!want.empty() && b.name != want) continue;
+    return b.ops->get_uniqueid(id->internal, sizeof(id->internal));
+  }
+  XLOG_ERROR("core", "xshmem_get_uniqueid: no loaded bootstrap plugin supports unique ids");
+  return XSHMEM_ERR_NOT_FOUND;
+}
+
+int xshmem_set_attr_uniqueid_args(int rank, int nranks, const xshmem_uniqueid_t *id,
+                                  xshmem_init_attr_t *attr) {
+  if (!id || !attr) return XSHMEM_ERR_INVALID;
+  attr->rank = rank;
+  attr->nranks = nranks;
+  attr->uid = *id;
+  return 0;
+}
+
+void xshmem_finalize(void) {
+  check_init("xshmem_finalize");
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  xshmem_barrier_all();  // a non-last finalize acts as a barrier (1.6); the last one starts so
+  if (--g_rt.init_count > 0) return;
+  teardown();
+  xlog::shutdown();
+}
+
+int xshmem_my_pe(void) {
+  check_init("xshmem_my_pe");
+  return g_rt.state.my_pe;
+}
+
+int xshmem_n_pes(void) {
+  check_init("xshmem_n_pes");
+  return g_rt.state.n_pes;
+}
+
+int xshmem_query_initialized(void) {
+  return initialized() ? 1 : 0;
+}
+
+void xshmem_global_exit(int status) {
+  char msg[96];
+  snprintf(msg, sizeof(msg), "xshmem_global_exit(%d) called by pe %d", status, g_rt.job.my_pe);
+  fatal(status, "core", msg);
+}
+
+void xshmem_info_get_version(int *major, int *minor) {
+  if (major) *major = XSHMEM_MAJOR_VERSION;
+  if (minor) *minor = XSHMEM_MINOR_VERSION;
+}
+
+void xshmem_info_get_name(char *name) {
+  if (name) snprintf(name, XSHMEM_MAX_NAME_LEN, "%s", XSHMEM_VENDOR_STRING);
+}
+
+int xshmemx_oob_allgather(const void *in, void *out, size_t len_per_pe) {
+  check_init("xshmemx_oob_allgather");
+  return oob_allgather(in, out, len_per_pe).code();
+}
+
+int xshmemx_oob_barrier(void) {
+  check_init("xshmemx_oob_barrier");
+  return oob_barrier().code();
+}
+
+}  // extern "C"
