@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs, builds (warnings are errors) and runs every test: unit, bootstrap, conformance on
+# hostshm at 1, 2, 3, 4 and 8 PEs, death tests. Extra arguments go to ctest.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh" "$root/build" -DXSHMEM_WERROR=ON
+cd "$root/build"
+ctest --output-on-failure --timeout 600 "$@"
