@@ -1,0 +1,109 @@
+// xshmem-perf: the metric table and the context every metric function runs in.
+//
+// A metric is a function that every PE calls at the same point of the program (lockstep): it
+// synchronises with barriers, lets the PEs that take part do the work, verifies the data that
+// moved, and records samples on PE 0. Metrics are grouped in tables by where they run (host
+// API now; device kernels later, in a table of their own) and named as in
+// shared/bench/BASELINE.md wherever a reference figure exists.
+#ifndef XSHMEM_TOOLS_PERF_PERF_H
+#define XSHMEM_TOOLS_PERF_PERF_H
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace xshmem::perf {
+
+struct Options {
+  std::vector<std::string> metrics;  // empty: all
+  size_t min_size = 8;
+  size_t max_size = size_t{64} << 20;
+  unsigned size_step = 2;   // sizes go min, min*step, ... up to max (max always included)
+  unsigned iters = 1000;    // timed iterations per repetition of latency metrics
+  unsigned reps = 5;        // repetitions; the median is reported
+  double min_time_s = 0.1;  // bandwidth metrics time at least this long per repetition
+  std::string csv_path;
+  std::string json_path;
+};
+
+// One reported figure. `size` is 0 for metrics without a size.
+struct Sample {
+  std::string metric;
+  size_t size = 0;
+  double median = 0, min = 0, max = 0;
+  std::string unit;
+  uint64_t iters = 0;  // timed operations per repetition
+  unsigned reps = 0;
+  bool verified = true;  // the data moved by the last transfer was checked at the receiver
+  std::string note;
+};
+
+class Context {
+ public:
+  Context(const Options &options, int my_pe, int n_pes) : opt(options), me(my_pe), npes(n_pes) {}
+
+  const Options &opt;
+  const int me;
+  const int npes;
+
+  // Sizes of the bandwidth sweeps, from opt.
+  std::vector<size_t> sizes() const;
+  // Records a sample whose values are the median, min and max of `per_rep` (PE 0 keeps it).
+  void record(const std::string &metric, size_t size, std::vector<double> per_rep,
+              const std::string &unit, uint64_t iters, bool verified, std::string note = {});
+  void record_value(const std::string &metric, size_t size, double value, const std::string &unit,
+                    bool verified = true, std::string note = {});
+  // Every PE's `local_ok`, combined over the out-of-band bootstrap (works even when the data path
+  // under test is broken). Collective.
+  bool all_ok(bool local_ok);
+  // The samples recorded so far (only PE 0 keeps them).
+  const std::vector<Sample> &samples() const { return samples_; }
+  // Whether any recorded sample failed verification.
+  bool any_failure() const { return failures_ > 0; }
+
+ private:
+  std::vector<Sample> samples_;
+  int failures_ = 0;
+};
+
+using MetricFn = void (*)(Context &ctx);
+
+enum class Where { kHost, kDevice };
+
+struct MetricDef {
+  const char *name;  // as printed, and as in BASELINE.md
+  const char *unit;
+  Where where;
+  int min_pes;  // the metric is skipped (with a note) below this PE count
+  const char *doc;
+  MetricFn fn;  // nullptr: measured or derived by the driver (init_ms, finalize_ms, ratios)
+};
+
+// The host-API metrics (perf_host.cc), in the order they run.
+std::span<const MetricDef> host_metrics();
+
+// Wall clock for timing.
+using Clock = std::chrono::steady_clock;
+inline double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Median of a non-empty vector (sorts it).
+double median(std::vector<double> v);
+
+// Fills `n` bytes with a pattern derived from (seed, word index): 64-bit words mix(seed) + index
+// (mix: multiplication by an odd constant, a bijection), then tail bytes; verify_pattern returns
+// the offset of the first wrong byte or SIZE_MAX. Every word of a buffer differs, and a buffer
+// written with another seed differs everywhere, so stale, shifted or partial transfers are caught.
+void fill_pattern(void *buf, size_t n, uint64_t seed);
+size_t verify_pattern(const void *buf, size_t n, uint64_t seed);
+
+// "64 MiB", "8 B".
+std::string format_size(size_t bytes);
+
+}  // namespace xshmem::perf
+
+#endif  // XSHMEM_TOOLS_PERF_PERF_H

@@ -1,0 +1,339 @@
+// xshmem-perf: metrics of the host API, PE 0 -> PE 1 unless said otherwise.
+//
+// Every function here is called by every PE at the same point. PEs other than 0 and 1 take part
+// in the barriers only. Bandwidth metrics calibrate an iteration count so that one repetition
+// lasts at least opt.min_time_s, time `reps` repetitions and report the median; each repetition
+// writes a pattern of its own, verified at the receiver after the repetition.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include <xshmem/xshmem.h>
+
+#include "perf.h"
+
+namespace xshmem::perf {
+namespace {
+
+constexpr int kSender = 0;
+constexpr int kReceiver = 1;
+
+// A private (non-symmetric) page-aligned buffer.
+struct FreeDeleter {
+  void operator()(void *p) const { std::free(p); }
+};
+using PrivateBuf = std::unique_ptr<uint8_t, FreeDeleter>;
+PrivateBuf private_alloc(size_t n) {
+  size_t rounded = (std::max<size_t>(n, 1) + 4095) / 4096 * 4096;
+  auto *p = static_cast<uint8_t *>(std::aligned_alloc(4096, rounded));
+  if (p == nullptr) {
+    std::fprintf(stderr, "xshmem-perf: cannot allocate %zu bytes of private memory\n", n);
+    std::exit(1);
+  }
+  return PrivateBuf(p);
+}
+
+// A symmetric buffer, freed collectively when it goes out of scope (every PE holds one).
+struct SymFree {
+  void operator()(void *p) const { xshmem_free(p); }
+};
+template <typename T>
+using SymBuf = std::unique_ptr<T, SymFree>;
+template <typename T>
+SymBuf<T> sym_calloc(Context &ctx, size_t count) {
+  void *p = xshmem_calloc(count, sizeof(T));
+  if (p == nullptr) {
+    // calloc fails on every PE alike, so every PE leaves here; PE 0 explains.
+    if (ctx.me == 0) {
+      std::fprintf(stderr,
+                   "xshmem-perf: xshmem_calloc of %zu bytes failed: the symmetric heap is too "
+                   "small; lower --max-size or raise XSHMEM_SYMMETRIC_SIZE (default 1G)\n",
+                   count * sizeof(T));
+    }
+    xshmem_global_exit(1);
+  }
+  return SymBuf<T>(static_cast<T *>(p));
+}
+
+// Keeps the compiler from merging or dropping the repeated copies of memcpy_bw.
+void *(*volatile g_memcpy)(void *, const void *, size_t) = std::memcpy;
+
+// Times `iters` calls of op on the sender only, between the barriers all PEs pass.
+template <typename Op>
+double time_sender(Context &ctx, uint64_t iters, Op &&op) {
+  double elapsed = 0;
+  if (ctx.me == kSender) {
+    auto t0 = Clock::now();
+    for (uint64_t i = 0; i < iters; ++i) op();
+    xshmem_quiet();
+    elapsed = seconds_since(t0);
+  }
+  return elapsed;
+}
+
+// Finds, on the sender, how many operations make one repetition last at least min_time_s. Also
+// the warm-up: the first calls fault in the pages of every mapping involved.
+template <typename Op>
+uint64_t calibrate(Context &ctx, Op &&op) {
+  uint64_t n = 0;
+  if (ctx.me == kSender) {
+    const double target = ctx.opt.min_time_s;
+    n = 1;
+    for (;;) {
+      auto t0 = Clock::now();
+      for (uint64_t i = 0; i < n; ++i) op();
+      xshmem_quiet();
+      double t = seconds_since(t0);
+      if (t >= target / 4 || n >= (uint64_t{1} << 40)) {
+        // Scale to the target with 10% margin; at least one op.
+        double scaled = t > 0 ? static_cast<double>(n) * target * 1.1 / t : static_cast<double>(n);
+        n = std::max<uint64_t>(1, static_cast<uint64_t>(scaled));
+        break;
+      }
+      n *= 2;
+    }
+  }
+  return n;
+}
+
+// The bandwidth loop shared by put, get and memcpy. `fill(seed)` runs on the PE holding the
+// source before each repetition, `op()` on the sender, `check(seed)` on the PE holding the
+// destination after it (returns the first bad offset or SIZE_MAX).
+template <typename Fill, typename Op, typename Check>
+void bandwidth(Context &ctx, const char *metric, size_t size, int source_pe, int dest_pe,
+               Fill &&fill, Op &&op, Check &&check) {
+  // Warm-up pattern, different from every repetition's.
+  if (ctx.me == source_pe) fill(~uint64_t{0});
+  xshmem_barrier_all();
+  const uint64_t iters = calibrate(ctx, op);
+  xshmem_barrier_all();
+
+  std::vector<double> gbps;
+  bool ok = true;
+  for (unsigned rep = 0; rep < ctx.opt.reps; ++rep) {
+    const uint64_t seed = (uint64_t{size} << 8) ^ (rep + 1);
+    if (ctx.me == source_pe) fill(seed);
+    xshmem_barrier_all();  // the source is ready before the sender starts
+    double t = time_sender(ctx, iters, op);
+    xshmem_barrier_all();  // every transfer has landed before the receiver looks
+    if (ctx.me == dest_pe) {
+      size_t off = check(seed);
+      if (off != SIZE_MAX && ok) {
+        ok = false;
+        std::fprintf(stderr,
+                     "xshmem-perf: pe %d: %s size %zu repetition %u: wrong data at byte %zu\n",
+                     ctx.me, metric, size, rep, off);
+      }
+    }
+    if (ctx.me == kSender) gbps.push_back(static_cast<double>(size) * iters / t / 1e9);
+  }
+  ok = ctx.all_ok(ok);
+  ctx.record(metric, size, std::move(gbps), "GB/s", iters, ok, ok ? "" : "wrong data");
+}
+
+void put_bw(Context &ctx) {
+  auto dst = sym_calloc<uint8_t>(ctx, ctx.opt.max_size);
+  auto src = private_alloc(ctx.opt.max_size);
+  for (size_t size : ctx.sizes()) {
+    // Touch the destination pages before timing (poison them, on the receiver).
+    if (ctx.me == kReceiver) std::memset(dst.get(), 0xA5, size);
+    bandwidth(
+        ctx, "put_bw", size, kSender, kReceiver,
+        [&](uint64_t seed) { fill_pattern(src.get(), size, seed); },
+        [&] { xshmem_putmem(dst.get(), src.get(), size, kReceiver); },
+        [&](uint64_t seed) { return verify_pattern(dst.get(), size, seed); });
+  }
+}
+
+void get_bw(Context &ctx) {
+  auto src = sym_calloc<uint8_t>(ctx, ctx.opt.max_size);
+  auto dst = private_alloc(ctx.opt.max_size);
+  for (size_t size : ctx.sizes()) {
+    if (ctx.me == kSender) std::memset(dst.get(), 0xA5, size);
+    bandwidth(
+        ctx, "get_bw", size, kReceiver, kSender,
+        [&](uint64_t seed) { fill_pattern(src.get(), size, seed); },
+        [&] { xshmem_getmem(dst.get(), src.get(), size, kReceiver); },
+        [&](uint64_t seed) { return verify_pattern(dst.get(), size, seed); });
+  }
+}
+
+// The ceiling put_bw compares with: a plain memcpy between two private buffers of one process.
+void memcpy_bw(Context &ctx) {
+  PrivateBuf src, dst;
+  if (ctx.me == kSender) {
+    src = private_alloc(ctx.opt.max_size);
+    dst = private_alloc(ctx.opt.max_size);
+  }
+  for (size_t size : ctx.sizes()) {
+    if (ctx.me == kSender) std::memset(dst.get(), 0xA5, size);
+    bandwidth(
+        ctx, "memcpy_bw", size, kSender, kSender,
+        [&](uint64_t seed) { fill_pattern(src.get(), size, seed); },
+        [&] { g_memcpy(dst.get(), src.get(), size); },
+        [&](uint64_t seed) { return verify_pattern(dst.get(), size, seed); });
+  }
+}
+
+// ---- Latency ------------------------------------------------------------------------------------
+
+unsigned warmup_iters(const Context &ctx) {
+  return std::max(10u, ctx.opt.iters / 10);
+}
+
+// Runs `body(seq)` warm-up + reps * iters times on every PE, with seq counting from 1 across all
+// of them, and returns the per-repetition time per iteration in microseconds (on PE 0).
+template <typename Body>
+std::vector<double> latency_loop(Context &ctx, Body &&body) {
+  uint64_t seq = 0;
+  for (unsigned i = 0; i < warmup_iters(ctx); ++i) body(++seq);
+  std::vector<double> us;
+  for (unsigned rep = 0; rep < ctx.opt.reps; ++rep) {
+    xshmem_barrier_all();
+    auto t0 = Clock::now();
+    for (unsigned i = 0; i < ctx.opt.iters; ++i) body(++seq);
+    double t = seconds_since(t0);
+    us.push_back(t * 1e6 / ctx.opt.iters);
+  }
+  xshmem_barrier_all();
+  return us;
+}
+
+void p_pingpong_half_rtt(Context &ctx) {
+  auto flag = sym_calloc<int>(ctx, 1);
+  int *f = flag.get();
+  bool ok = true;
+  auto us = latency_loop(ctx, [&](uint64_t seq) {
+    const int v = static_cast<int>(seq);
+    if (ctx.me == kSender) {
+      xshmem_int_p(f, v, kReceiver);
+      xshmem_int_wait_until(f, XSHMEM_CMP_EQ, v);
+    } else if (ctx.me == kReceiver) {
+      xshmem_int_wait_until(f, XSHMEM_CMP_EQ, v);
+      xshmem_int_p(f, v, kSender);
+    }
+  });
+  // The last value each side saw is the final sequence number.
+  const int last = static_cast<int>(warmup_iters(ctx) + uint64_t{ctx.opt.reps} * ctx.opt.iters);
+  if ((ctx.me == kSender || ctx.me == kReceiver) && *f != last) ok = false;
+  ok = ctx.all_ok(ok);
+  for (double &u : us) u /= 2;
+  ctx.record("p_pingpong_half_rtt", 0, std::move(us), "us", ctx.opt.iters, ok);
+}
+
+// One put-with-signal each way per iteration: the payload's first word carries the sequence
+// number (checked by the receiver on every iteration), the rest is the sender's pattern (checked
+// after the last one).
+void put_signal_pingpong(Context &ctx, size_t bytes, const char *metric) {
+  const size_t words = bytes / sizeof(uint64_t);
+  auto buf = sym_calloc<uint64_t>(ctx, words);
+  auto sig = sym_calloc<uint64_t>(ctx, 1);
+  std::vector<uint64_t> src(words);
+  fill_pattern(src.data(), bytes, static_cast<uint64_t>(ctx.me) + 1);
+  const int peer = ctx.me == kSender ? kReceiver : kSender;
+  bool ok = true;
+  uint64_t bad_seq = 0;
+  auto us = latency_loop(ctx, [&](uint64_t seq) {
+    if (ctx.me == kSender) {
+      src[0] = seq;
+      xshmem_putmem_signal(buf.get(), src.data(), bytes, sig.get(), seq, XSHMEM_SIGNAL_SET, peer);
+      xshmem_signal_wait_until(sig.get(), XSHMEM_CMP_EQ, seq);
+      if (buf.get()[0] != seq && ok) ok = false, bad_seq = seq;
+    } else if (ctx.me == kReceiver) {
+      xshmem_signal_wait_until(sig.get(), XSHMEM_CMP_EQ, seq);
+      if (buf.get()[0] != seq && ok) ok = false, bad_seq = seq;
+      src[0] = seq;
+      xshmem_putmem_signal(buf.get(), src.data(), bytes, sig.get(), seq, XSHMEM_SIGNAL_SET, peer);
+    }
+  });
+  if (ctx.me == kSender || ctx.me == kReceiver) {
+    if (!ok) {
+      std::fprintf(stderr,
+                   "xshmem-perf: pe %d: %s: payload of iteration %llu arrived without its data\n",
+                   ctx.me, metric, static_cast<unsigned long long>(bad_seq));
+    }
+    // Everything after the first word is the peer's pattern.
+    std::vector<uint64_t> expect(words);
+    fill_pattern(expect.data(), bytes, static_cast<uint64_t>(peer) + 1);
+    if (std::memcmp(buf.get() + 1, expect.data() + 1, bytes - 8) != 0) {
+      std::fprintf(stderr, "xshmem-perf: pe %d: %s: last payload differs from pe %d's data\n",
+                   ctx.me, metric, peer);
+      ok = false;
+    }
+  }
+  ok = ctx.all_ok(ok);
+  for (double &u : us) u /= 2;
+  ctx.record(metric, bytes, std::move(us), "us", ctx.opt.iters, ok);
+}
+
+void put_signal_pingpong_8(Context &ctx) {
+  put_signal_pingpong(ctx, 8, "put_signal_pingpong_half_rtt_8B");
+}
+void put_signal_pingpong_256(Context &ctx) {
+  put_signal_pingpong(ctx, 256, "put_signal_pingpong_half_rtt_256B");
+}
+void put_signal_pingpong_4096(Context &ctx) {
+  put_signal_pingpong(ctx, 4096, "put_signal_pingpong_half_rtt_4096B");
+}
+
+// Remote fetch_add back to back; the increments vary with the iteration, and every returned old
+// value is checked against the running sum (so is the final value at the target).
+void atomic_fetch_add_lat(Context &ctx) {
+  auto ctr = sym_calloc<uint64_t>(ctx, 1);
+  auto increment = [](uint64_t seq) { return seq % 7 + 1; };
+  uint64_t expected = 0;
+  bool ok = true;
+  auto us = latency_loop(ctx, [&](uint64_t seq) {
+    if (ctx.me == kSender) {
+      uint64_t old = xshmem_uint64_atomic_fetch_add(ctr.get(), increment(seq), kReceiver);
+      if (old != expected) ok = false;
+    }
+    expected += increment(seq);
+  });
+  if (ctx.me == kReceiver && *ctr != expected) {
+    std::fprintf(stderr, "xshmem-perf: pe %d: atomic_fetch_add_lat: counter %llu, expected %llu\n",
+                 ctx.me, static_cast<unsigned long long>(*ctr),
+                 static_cast<unsigned long long>(expected));
+    ok = false;
+  }
+  ok = ctx.all_ok(ok);
+  ctx.record("atomic_fetch_add_lat", 0, std::move(us), "us", ctx.opt.iters, ok);
+}
+
+void host_barrier_all_lat(Context &ctx) {
+  auto us = latency_loop(ctx, [](uint64_t) { xshmem_barrier_all(); });
+  ctx.record("host_barrier_all_lat", 0, std::move(us), "us", ctx.opt.iters, true,
+             std::to_string(ctx.npes) + " PEs");
+}
+
+constexpr MetricDef kHostMetrics[] = {
+    {"init_ms", "ms", Where::kHost, 1, "xshmem_init, as seen by PE 0", nullptr},
+    {"put_bw", "GB/s", Where::kHost, 2, "xshmem_putmem (blocking) PE 0 -> PE 1, per size", put_bw},
+    {"get_bw", "GB/s", Where::kHost, 2, "xshmem_getmem (blocking) PE 0 <- PE 1, per size", get_bw},
+    {"memcpy_bw", "GB/s", Where::kHost, 1, "memcpy between two private buffers of PE 0", memcpy_bw},
+    {"put_vs_memcpy", "ratio", Where::kHost, 2, "put_bw / memcpy_bw, per size", nullptr},
+    {"p_pingpong_half_rtt", "us", Where::kHost, 2, "xshmem_int_p + wait_until ping-pong",
+     p_pingpong_half_rtt},
+    {"put_signal_pingpong_half_rtt_8B", "us", Where::kHost, 2,
+     "xshmem_putmem_signal + signal_wait_until ping-pong, 8 B", put_signal_pingpong_8},
+    {"put_signal_pingpong_half_rtt_256B", "us", Where::kHost, 2,
+     "xshmem_putmem_signal + signal_wait_until ping-pong, 256 B", put_signal_pingpong_256},
+    {"put_signal_pingpong_half_rtt_4096B", "us", Where::kHost, 2,
+     "xshmem_putmem_signal + signal_wait_until ping-pong, 4096 B", put_signal_pingpong_4096},
+    {"atomic_fetch_add_lat", "us", Where::kHost, 2,
+     "xshmem_uint64_atomic_fetch_add on PE 1, back to back", atomic_fetch_add_lat},
+    {"host_barrier_all_lat", "us", Where::kHost, 1, "xshmem_barrier_all, all PEs",
+     host_barrier_all_lat},
+    {"finalize_ms", "ms", Where::kHost, 1, "xshmem_finalize, as seen by PE 0", nullptr},
+};
+
+}  // namespace
+
+std::span<const MetricDef> host_metrics() {
+  return kHostMetrics;
+}
+
+}  // namespace xshmem::perf

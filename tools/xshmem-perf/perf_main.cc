@@ -1,0 +1,282 @@
+// xshmem-perf: bandwidth and latency of the xshmem API.
+//
+//   xshmem-run -n 2 xshmem-perf [--metrics put_bw,get_bw] [--csv out.csv] [--json out.json]
+//
+// Every PE runs every selected metric in the same order, separated by barriers; PE 0 prints an
+// aligned table after xshmem_finalize (so finalize_ms can be in it) and writes CSV/JSON on
+// request. The exit status is nonzero if any transfer moved wrong data.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <xshmem/xshmem.h>
+#include <xshmem/xshmemx.h>
+
+#include "perf.h"
+
+namespace xshmem::perf {
+namespace {
+
+// Every metric table of the program, in run order. Device metrics will be a second table.
+std::vector<MetricDef> all_metrics() {
+  std::vector<MetricDef> out;
+  for (const MetricDef &m : host_metrics()) out.push_back(m);
+  return out;
+}
+
+// Metrics computed from others, and what they need.
+const std::map<std::string, std::vector<std::string>> kDerivedNeeds = {
+    {"put_vs_memcpy", {"put_bw", "memcpy_bw"}},
+};
+
+// Resolves --metrics into a set of names; empty string on success, else the error.
+std::string select_metrics(const Options &opt, const std::vector<MetricDef> &table,
+                           std::set<std::string> &selected) {
+  std::set<std::string> known;
+  for (const MetricDef &m : table) known.insert(m.name);
+  if (opt.metrics.empty() ||
+      std::find(opt.metrics.begin(), opt.metrics.end(), "all") != opt.metrics.end()) {
+    selected = known;
+    return {};
+  }
+  for (const std::string &name : opt.metrics) {
+    if (known.count(name) == 0) {
+      std::string list;
+      for (const MetricDef &m : table) list += std::string(list.empty() ? "" : ", ") + m.name;
+      return "unknown metric '" + name + "'; known metrics: " + list + " (or all)";
+    }
+    selected.insert(name);
+    auto it = kDerivedNeeds.find(name);
+    if (it != kDerivedNeeds.end()) selected.insert(it->second.begin(), it->second.end());
+  }
+  return {};
+}
+
+// put_vs_memcpy: put_bw / memcpy_bw for every size both measured.
+void derive_ratios(Context &ctx) {
+  std::map<size_t, const Sample *> put, mem;
+  for (const Sample &s : ctx.samples()) {
+    if (s.metric == "put_bw") put[s.size] = &s;
+    if (s.metric == "memcpy_bw") mem[s.size] = &s;
+  }
+  std::vector<std::pair<size_t, double>> ratios;
+  std::vector<bool> verified;
+  for (const auto &[size, p] : put) {
+    auto it = mem.find(size);
+    if (it == mem.end() || it->second->median <= 0) continue;
+    ratios.emplace_back(size, p->median / it->second->median);
+    verified.push_back(p->verified && it->second->verified);
+  }
+  for (size_t i = 0; i < ratios.size(); ++i) {
+    ctx.record("put_vs_memcpy", ratios[i].first, {ratios[i].second}, "ratio", 0, verified[i]);
+  }
+}
+
+std::string format_value(double v) {
+  char buf[32];
+  if (v >= 1000)
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+  else if (v >= 10)
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+std::string check_text(const Sample &s) {
+  if (!s.verified) return "FAILED" + (s.note.empty() ? "" : " (" + s.note + ")");
+  return s.note.empty() ? "ok" : "ok (" + s.note + ")";
+}
+
+void print_table(const Context &ctx, const std::string &header,
+                 const std::vector<std::string> &skipped) {
+  const auto &samples = ctx.samples();
+  size_t wname = 6;
+  for (const Sample &s : samples) wname = std::max(wname, s.metric.size());
+  std::printf("%s\n", header.c_str());
+  std::printf("%-*s %9s %12s %12s %12s  %-5s %12s  %s\n", static_cast<int>(wname), "metric", "size",
+              "median", "min", "max", "unit", "iters x reps", "check");
+  std::map<std::string, int> rows;
+  for (const Sample &s : samples) ++rows[s.metric];
+  std::string prev;
+  for (const Sample &s : samples) {
+    // Sweeps (several rows of one metric) stand apart from their neighbours.
+    if (!prev.empty() && prev != s.metric && (rows[prev] > 1 || rows[s.metric] > 1))
+      std::printf("\n");
+    prev = s.metric;
+    const bool single = s.reps <= 1;
+    const std::string size = s.size != 0 ? format_size(s.size) : "-";
+    const std::string iters =
+        s.iters == 0 ? "-" : std::to_string(s.iters) + "x" + std::to_string(s.reps);
+    // "x" is two bytes but one column: widen by one so the columns line up.
+    std::printf("%-*s %9s %12s %12s %12s  %-5s %12s  %s\n", static_cast<int>(wname),
+                s.metric.c_str(), size.c_str(), format_value(s.median).c_str(),
+                single ? "-" : format_value(s.min).c_str(),
+                single ? "-" : format_value(s.max).c_str(), s.unit.c_str(), iters.c_str(),
+                check_text(s).c_str());
+  }
+  for (const std::string &line : skipped) std::printf("skipped: %s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+bool write_csv(const Context &ctx, const std::string &path) {
+  std::ofstream f(path);
+  if (!f) return false;
+  f << "metric,size_bytes,median,min,max,unit,iters,reps,verified,note\n";
+  for (const Sample &s : ctx.samples()) {
+    f << s.metric << ',' << (s.size != 0 ? std::to_string(s.size) : "") << ',' << s.median << ','
+      << s.min << ',' << s.max << ',' << s.unit << ',' << s.iters << ',' << s.reps << ','
+      << (s.verified ? "true" : "false") << ",\"" << s.note << "\"\n";
+  }
+  return static_cast<bool>(f);
+}
+
+bool write_json(const Context &ctx, const Options &opt, const std::string &transport,
+                const std::vector<std::string> &skipped, const std::string &path) {
+  nlohmann::json j;
+  j["program"] = "xshmem-perf";
+  j["npes"] = ctx.npes;
+  j["transport_pe0_to_pe1"] = transport;
+  j["config"] = {{"reps", opt.reps},
+                 {"iters", opt.iters},
+                 {"min_time_s", opt.min_time_s},
+                 {"min_size", opt.min_size},
+                 {"max_size", opt.max_size},
+                 {"size_step", opt.size_step},
+                 {"statistic", "median of reps"}};
+  nlohmann::json results = nlohmann::json::array();
+  for (const Sample &s : ctx.samples()) {
+    nlohmann::json r = {{"metric", s.metric}, {"median", s.median},    {"min", s.min},
+                        {"max", s.max},       {"unit", s.unit},        {"iters", s.iters},
+                        {"reps", s.reps},     {"verified", s.verified}};
+    if (s.size != 0) r["size_bytes"] = s.size;
+    if (!s.note.empty()) r["note"] = s.note;
+    results.push_back(std::move(r));
+  }
+  j["results"] = std::move(results);
+  j["skipped"] = skipped;
+  std::ofstream f(path);
+  if (!f) return false;
+  f << j.dump(2) << '\n';
+  return static_cast<bool>(f);
+}
+
+int run(int argc, char **argv) {
+  Options opt;
+  bool list = false;
+  CLI::App app{
+      "xshmem-perf: bandwidth and latency of xshmem, PE 0 -> PE 1 (run it with "
+      "xshmem-run -n 2 xshmem-perf)"};
+  app.add_option("--metrics", opt.metrics, "comma-separated metrics to run (default: all)")
+      ->delimiter(',');
+  app.add_option("--min-size", opt.min_size, "smallest bandwidth size (default 8, accepts 4K, 1M)")
+      ->transform(CLI::AsSizeValue(false));
+  app.add_option("--max-size", opt.max_size, "largest bandwidth size (default 64M)")
+      ->transform(CLI::AsSizeValue(false));
+  app.add_option("--size-step", opt.size_step, "factor between bandwidth sizes (default 2)")
+      ->check(CLI::Range(2u, 1024u));
+  app.add_option("--iters", opt.iters, "timed iterations per repetition of latency metrics")
+      ->check(CLI::Range(1u, 1000000000u));
+  app.add_option("--reps", opt.reps, "repetitions; the median is reported (default 5)")
+      ->check(CLI::Range(1u, 1000u));
+  app.add_option("--min-time", opt.min_time_s,
+                 "seconds one repetition of a bandwidth metric lasts at least (default 0.1)")
+      ->check(CLI::Range(0.0, 3600.0));
+  app.add_option("--csv", opt.csv_path, "write the results as CSV to this file (PE 0)");
+  app.add_option("--json", opt.json_path, "write the results as JSON to this file (PE 0)");
+  app.add_flag("--list", list, "list the metrics and exit");
+  CLI11_PARSE(app, argc, argv);
+
+  const std::vector<MetricDef> table = all_metrics();
+  if (list) {
+    for (const MetricDef &m : table) std::printf("%-36s %-6s %s\n", m.name, m.unit, m.doc);
+    return 0;
+  }
+  if (opt.min_size == 0 || opt.min_size > opt.max_size) {
+    std::fprintf(stderr,
+                 "xshmem-perf: --min-size %zu must be at least 1 and at most --max-size %zu\n",
+                 opt.min_size, opt.max_size);
+    return 2;
+  }
+  std::set<std::string> selected;
+  if (std::string err = select_metrics(opt, table, selected); !err.empty()) {
+    std::fprintf(stderr, "xshmem-perf: %s\n", err.c_str());
+    return 2;
+  }
+
+  auto t_init = Clock::now();
+  xshmem_init();
+  const double init_ms = seconds_since(t_init) * 1e3;
+
+  Context ctx(opt, xshmem_my_pe(), xshmem_n_pes());
+  const bool pe0 = ctx.me == 0;
+  const char *tname = xshmemx_transport_name(ctx.npes > 1 ? 1 : 0);
+  const std::string transport = tname != nullptr ? tname : "none";
+  std::vector<std::string> skipped;
+  if (selected.count("init_ms")) ctx.record_value("init_ms", 0, init_ms, "ms");
+
+  for (const MetricDef &m : table) {
+    if (selected.count(m.name) == 0) continue;
+    if (ctx.npes < m.min_pes) {
+      skipped.push_back(std::string(m.name) + ": needs " + std::to_string(m.min_pes) +
+                        " PEs, the job has " + std::to_string(ctx.npes));
+      continue;
+    }
+    if (m.fn == nullptr) {
+      // Derived metrics are computed where the table lists them, after what they need; init_ms
+      // and finalize_ms are measured around init and finalize.
+      if (std::string(m.name) == "put_vs_memcpy") derive_ratios(ctx);
+      continue;
+    }
+    if (pe0) {
+      std::fprintf(stderr, "xshmem-perf: running %s\n", m.name);
+      std::fflush(stderr);
+    }
+    xshmem_barrier_all();
+    m.fn(ctx);
+    xshmem_barrier_all();
+  }
+
+  auto t_fin = Clock::now();
+  xshmem_finalize();
+  const double finalize_ms = seconds_since(t_fin) * 1e3;
+  if (selected.count("finalize_ms")) ctx.record_value("finalize_ms", 0, finalize_ms, "ms");
+
+  if (pe0) {
+    char header[256];
+    std::snprintf(
+        header, sizeof header,
+        "# xshmem-perf: %d PEs, transport PE 0 -> PE %d: %s; median of %u reps; latency %u "
+        "iters/rep; bandwidth >= %.2g s/rep",
+        ctx.npes, ctx.npes > 1 ? 1 : 0, transport.c_str(), opt.reps, opt.iters, opt.min_time_s);
+    print_table(ctx, header, skipped);
+    if (!opt.csv_path.empty() && !write_csv(ctx, opt.csv_path)) {
+      std::fprintf(stderr, "xshmem-perf: cannot write CSV to '%s'\n", opt.csv_path.c_str());
+      return 1;
+    }
+    if (!opt.json_path.empty() && !write_json(ctx, opt, transport, skipped, opt.json_path)) {
+      std::fprintf(stderr, "xshmem-perf: cannot write JSON to '%s'\n", opt.json_path.c_str());
+      return 1;
+    }
+  }
+  if (ctx.any_failure()) {
+    std::fprintf(stderr, "xshmem-perf: pe %d: some transfers moved wrong data (see FAILED)\n",
+                 ctx.me);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace xshmem::perf
+
+int main(int argc, char **argv) {
+  return xshmem::perf::run(argc, argv);
+}
