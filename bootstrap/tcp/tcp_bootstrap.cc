@@ -1,0 +1,988 @@
+// xshmem tcp bootstrap: the default bootstrap plugin.
+//
+// A star over TCP: rank 0 accepts one connection from every other rank; every connection starts
+// with a hello that carries the job token and the rank, and a hello with the wrong token is
+// refused. Collectives go through rank 0. Every message is a frame {header, payload}.
+//
+// One receiver thread per process (rank 0: over all its connections; others: over the connection
+// to rank 0) reads every frame: collective data is queued for the caller, ABORT makes the process
+// exit at once, and a connection that closes without a BYE means a peer died, which ends the job
+// within moments instead of letting the survivors hang in their next collective. finalize is a
+// BYE handshake through rank 0, so no rank closes while another still expects it.
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cctype>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <xshmem/plugin/bootstrap_v1.h>
+
+#include "tcp_net.h"
+
+namespace xshmem::bootstrap_tcp {
+namespace {
+
+constexpr const char *kSubsys = "bootstrap_tcp";
+
+constexpr const char *kEnvRank = "XSHMEM_BOOTSTRAP_TCP_RANK";
+constexpr const char *kEnvSize = "XSHMEM_BOOTSTRAP_TCP_SIZE";
+constexpr const char *kEnvRoot = "XSHMEM_BOOTSTRAP_TCP_ROOT";
+constexpr const char *kEnvToken = "XSHMEM_BOOTSTRAP_TCP_TOKEN";
+constexpr const char *kEnvListenFd = "XSHMEM_BOOTSTRAP_TCP_LISTEN_FD";
+constexpr const char *kEnvAddr = "XSHMEM_BOOTSTRAP_TCP_ADDR";
+constexpr const char *kEnvTimeout = "XSHMEM_BOOTSTRAP_TCP_TIMEOUT";
+
+const xshmem_config_entry_v1_t kConfig[] = {
+    {kEnvRank, XSHMEM_CONFIG_INT, "-1", nullptr,
+     "this process's rank; set by xshmem-run (or another launcher) together with _SIZE"},
+    {kEnvSize, XSHMEM_CONFIG_INT, "0", nullptr,
+     "job size; set by xshmem-run; when set, the tcp bootstrap is selected by default"},
+    {kEnvRoot, XSHMEM_CONFIG_STRING, "", nullptr,
+     "host:port of rank 0's listener; set by xshmem-run"},
+    {kEnvToken, XSHMEM_CONFIG_STRING, "", nullptr,
+     "hex job token every connection must present; set by xshmem-run"},
+    {kEnvListenFd, XSHMEM_CONFIG_INT, "-1", nullptr,
+     "rank 0 only: descriptor of a listening socket inherited from the launcher"},
+    {kEnvAddr, XSHMEM_CONFIG_STRING, "127.0.0.1", nullptr,
+     "IPv4 address rank 0 listens on for jobs started with a unique id"},
+    {kEnvTimeout, XSHMEM_CONFIG_DURATION, "30s", nullptr,
+     "deadline of every connect, accept, send and receive step; raise it for slow starts"},
+};
+
+const xshmem_core_services_v1_t *g_svc = nullptr;
+
+#define TLOG(lvl, ...)                                             \
+  do {                                                             \
+    if (g_svc && g_svc->log_enabled((lvl), kSubsys))               \
+      g_svc->log((lvl), kSubsys, __FILE__, __LINE__, __VA_ARGS__); \
+  } while (0)
+#define TLOG_ERROR(...) TLOG(XSHMEM_LOG_ERROR, __VA_ARGS__)
+#define TLOG_WARN(...) TLOG(XSHMEM_LOG_WARN, __VA_ARGS__)
+#define TLOG_DEBUG(...) TLOG(XSHMEM_LOG_DEBUG, __VA_ARGS__)
+
+// ---- Wire format --------------------------------------------------------------------------------
+
+constexpr uint32_t kFrameMagic = 0x58534254;  // "XSBT"
+constexpr uint64_t kMaxFrame = uint64_t(1) << 36;
+enum FrameType : uint16_t { kHello = 1, kWelcome, kReject, kData, kAbort, kBye };
+enum Op : uint16_t { kNoOp = 0, kAllgather, kAlltoall, kBcast, kBarrier };
+
+const char *op_name(uint16_t op) {
+  switch (op) {
+    case kAllgather:
+      return "allgather";
+    case kAlltoall:
+      return "alltoall";
+    case kBcast:
+      return "bcast";
+    case kBarrier:
+      return "barrier";
+    default:
+      return "?";
+  }
+}
+
+// Both ends run on the same host or the same architecture (little-endian x86-64/aarch64), so
+// the header is sent as is.
+struct Frame {
+  uint32_t magic = kFrameMagic;
+  uint16_t type = 0;
+  uint16_t op = kNoOp;
+  int32_t origin = -1;  // hello: sender's rank; abort: the rank that asked for it
+  int32_t arg = 0;      // hello: job size; abort: exit code
+  uint64_t seq = 0;     // data: collective number
+  uint64_t len = 0;     // payload bytes that follow
+};
+static_assert(sizeof(Frame) == 32);
+
+// The unique id: 128 bytes, the rest zero.
+constexpr uint32_t kUidMagic = 0x58535455;  // "XSTU"
+constexpr uint16_t kUidVersion = 1;
+constexpr size_t kTokenBytes = 16;
+struct UniqueId {
+  uint32_t magic;
+  uint16_t version;
+  uint16_t reserved;
+  uint32_t ipv4;  // network order
+  uint16_t port;  // network order
+  uint16_t pad;
+  uint8_t token[kTokenBytes];
+  uint8_t unused[XSHMEM_UNIQUEID_BYTES - 32];
+};
+static_assert(sizeof(UniqueId) == XSHMEM_UNIQUEID_BYTES);
+
+// The listener made by get_uniqueid, kept for the rank-0 init that follows in this process.
+struct UidListener {
+  std::mutex mu;
+  int fd = -1;
+  sockaddr_in addr{};
+  std::string token;
+} g_uid;
+
+// Set once the process has started to abort: later connection losses are expected.
+std::atomic<bool> g_aborting{false};
+std::atomic<int> g_abort_code{1};
+
+[[noreturn]] void park_forever() {
+  for (;;) pause();
+}
+
+// ---- State --------------------------------------------------------------------------------------
+
+struct Conn {
+  int fd = -1;
+  int peer = -1;
+  std::timed_mutex send_mu;         // one frame at a time on the wire
+  std::atomic<bool> closed{false};  // EOF seen after BYE (receiver thread stops polling it)
+
+  Conn() = default;
+  Conn(const Conn &) = delete;
+  Conn &operator=(const Conn &) = delete;
+  ~Conn() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+struct Msg {
+  uint16_t op;
+  uint64_t seq;
+  std::vector<uint8_t> data;
+};
+
+struct Ctx {
+  int rank = 0, size = 1;
+  int64_t timeout_ms = 30000;
+  std::string token, root_desc;
+  std::vector<std::unique_ptr<Conn>> conns;  // by peer rank; non-root ranks use conns[0] only
+  int wake_fd = -1;
+  std::thread receiver;
+
+  std::mutex mu;  // guards inbox and bye_from
+  std::condition_variable cv;
+  std::vector<std::deque<Msg>> inbox;  // by sending rank
+  std::vector<char> bye_from;
+
+  std::mutex coll_mu;  // collectives run one at a time
+  uint64_t seq = 0;
+
+  Deadline deadline() const { return Clock::now() + std::chrono::milliseconds(timeout_ms); }
+  double timeout_s() const { return timeout_ms / 1000.0; }
+
+  ~Ctx() {
+    if (wake_fd >= 0) close(wake_fd);
+  }  // the connections close themselves
+};
+
+xshmem_status_t io_status(const IoResult &r) {
+  switch (r.io) {
+    case Io::kOk:
+      return XSHMEM_SUCCESS;
+    case Io::kTimeout:
+      return XSHMEM_ERR_TIMEOUT;
+    case Io::kClosed:
+      return XSHMEM_ERR_PEER_FAILED;
+    case Io::kError:
+      return XSHMEM_ERR_IO;
+  }
+  return XSHMEM_ERR_INTERNAL;
+}
+
+// Sends one frame; the payload follows the header (small ones in the same segment).
+IoResult send_frame(Conn &c, Frame h, const void *payload, Deadline deadline) {
+  std::unique_lock lock(c.send_mu, deadline);
+  if (!lock.owns_lock()) return {Io::kTimeout, ETIMEDOUT};
+  if (h.len > 0 && h.len <= 4096) {
+    char buf[sizeof(Frame) + 4096];
+    memcpy(buf, &h, sizeof(h));
+    memcpy(buf + sizeof(h), payload, h.len);
+    return send_all(c.fd, buf, sizeof(h) + h.len, deadline);
+  }
+  IoResult r = send_all(c.fd, &h, sizeof(h), deadline);
+  if (r.ok() && h.len > 0) r = send_all(c.fd, payload, h.len, deadline);
+  return r;
+}
+
+// ---- Abort --------------------------------------------------------------------------------------
+
+// Rank 0: tells every other rank to exit with `code`, waits briefly until they have closed (so
+// the ABORT frames are not lost to a reset), then exits.
+[[noreturn]] void root_abort(Ctx &ctx, int code, int origin, const std::string &reason) {
+  auto until = Clock::now() + std::chrono::milliseconds(1000);
+  for (int r = 1; r < ctx.size; ++r) {
+    Conn &c = *ctx.conns[r];
+    if (c.closed) continue;
+    Frame h;
+    h.type = kAbort;
+    h.origin = origin;
+    h.arg = code;
+    h.len = reason.size();
+    send_frame(c, h, reason.data(), until);
+    shutdown(c.fd, SHUT_WR);
+  }
+  // Drain until every peer closed (they exit on ABORT) or the grace period ends.
+  std::vector<pollfd> pfds;
+  for (int r = 1; r < ctx.size; ++r)
+    if (!ctx.conns[r]->closed) pfds.push_back({ctx.conns[r]->fd, POLLIN, 0});
+  size_t open = pfds.size();
+  char scratch[4096];
+  while (open > 0 && ms_left(until) > 0) {
+    if (poll(pfds.data(), pfds.size(), ms_left(until)) <= 0) break;
+    for (auto &p : pfds) {
+      if (p.fd < 0 || !p.revents) continue;
+      ssize_t n = recv(p.fd, scratch, sizeof(scratch), 0);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        p.fd = -1;
+        --open;
+      }
+    }
+  }
+  _exit(code);
+}
+
+// Starts the job-wide abort from this process (the app's abort(), an ABORT from another rank, or
+// the receiver's discovery of a dead peer). Prints `line`; `origin` and `reason` travel to the
+// other ranks. Only the first caller proceeds; a later one parks until the first exits.
+[[noreturn]] void start_abort(Ctx *ctx, int code, const std::string &line, int origin,
+                              const std::string &reason) {
+  if (g_aborting.exchange(true)) park_forever();
+  g_abort_code = code;
+  TLOG_ERROR("%s", line.c_str());
+  if (!ctx || ctx->size == 1) _exit(code);
+  if (ctx->rank == 0) root_abort(*ctx, code, origin, reason);
+  Frame h;
+  h.type = kAbort;
+  h.origin = origin;
+  h.arg = code;
+  h.len = reason.size();
+  auto until = Clock::now() + std::chrono::milliseconds(1000);
+  send_frame(*ctx->conns[0], h, reason.data(), until);
+  // Rank 0 echoes the ABORT (or closes); the receiver thread then exits with the code. Do not
+  // wait forever if rank 0 is gone.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  _exit(code);
+}
+
+// ---- Receiver thread ----------------------------------------------------------------------------
+
+// A connection that ended without BYE, or a protocol error: the job cannot go on.
+void peer_lost(Ctx &ctx, Conn &c, const std::string &what) {
+  if (g_aborting) {
+    // Expected while this process aborts: rank 0 closes after its ABORT.
+    if (ctx.rank != 0) _exit(g_abort_code);
+    c.closed = true;
+    return;
+  }
+  if (ctx.rank == 0) {
+    std::string reason = "pe 0 lost pe " + std::to_string(c.peer) + " (" + what +
+                         "): it died or exited without finalize";
+    start_abort(&ctx, 1, reason + "; aborting the job", 0, reason);
+  }
+  if (g_aborting.exchange(true)) park_forever();
+  TLOG_ERROR("pe %d: lost the connection to pe 0 at %s (%s): pe 0 died or exited; exiting",
+             ctx.rank, ctx.root_desc.c_str(), what.c_str());
+  _exit(1);
+}
+
+void handle_abort_frame(Ctx &ctx, const Frame &h, const std::string &reason) {
+  int code = h.arg;
+  if (ctx.rank != 0) {
+    if (g_aborting.exchange(true)) _exit(g_abort_code);  // our own abort, echoed by rank 0
+    TLOG_ERROR("pe %d: job aborted by pe %d with exit code %d: %s", ctx.rank, h.origin, code,
+               reason.c_str());
+    _exit(code);
+  }
+  start_abort(&ctx, code,
+              "pe 0: job aborted by pe " + std::to_string(h.origin) + " with exit code " +
+                  std::to_string(code) + ": " + reason,
+              h.origin, reason);
+}
+
+// Reads one frame from `c` and dispatches it.
+void read_frame(Ctx &ctx, Conn &c) {
+  Frame h;
+  size_t got = 0;
+  IoResult r = recv_all(c.fd, &h, sizeof(h), ctx.deadline(), &got);
+  if (!r.ok()) {
+    if (r.io == Io::kClosed && got == 0 && r.err == 0) {
+      std::unique_lock lock(ctx.mu);
+      if (ctx.bye_from[c.peer]) {
+        c.closed = true;
+        return;
+      }
+      lock.unlock();
+      peer_lost(ctx, c, "connection closed without bye");
+      return;
+    }
+    peer_lost(ctx, c, "receiving a frame header: " + r.str());
+    return;
+  }
+  if (h.magic != kFrameMagic || h.len > kMaxFrame) {
+    peer_lost(ctx, c, "protocol error: bad frame header");
+    return;
+  }
+  std::vector<uint8_t> data(h.len);
+  if (h.len > 0) {
+    r = recv_all(c.fd, data.data(), h.len, ctx.deadline());
+    if (!r.ok()) {
+      peer_lost(ctx, c,
+                "receiving " + std::to_string(h.len) + " bytes of " + op_name(h.op) + " #" +
+                    std::to_string(h.seq) + ": " + r.str() + " after " +
+                    std::to_string(ctx.timeout_s()) + " s");
+      return;
+    }
+  }
+  switch (h.type) {
+    case kData: {
+      std::lock_guard lock(ctx.mu);
+      ctx.inbox[c.peer].push_back(Msg{h.op, h.seq, std::move(data)});
+      ctx.cv.notify_all();
+      return;
+    }
+    case kBye: {
+      std::lock_guard lock(ctx.mu);
+      ctx.bye_from[c.peer] = 1;
+      ctx.cv.notify_all();
+      return;
+    }
+    case kAbort:
+      handle_abort_frame(ctx, h, std::string(data.begin(), data.end()));
+      return;
+    default:
+      peer_lost(ctx, c, "protocol error: unexpected frame type " + std::to_string(h.type));
+  }
+}
+
+void receiver_main(Ctx *ctx) {
+  std::vector<pollfd> pfds;
+  std::vector<Conn *> who;
+  for (;;) {
+    pfds.assign(1, pollfd{ctx->wake_fd, POLLIN, 0});
+    who.assign(1, nullptr);
+    for (auto &c : ctx->conns) {
+      if (!c || c->closed) continue;
+      pfds.push_back({c->fd, POLLIN, 0});
+      who.push_back(c.get());
+    }
+    int n = poll(pfds.data(), pfds.size(), -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      TLOG_ERROR("pe %d: receiver poll failed: %s", ctx->rank, strerror(errno));
+      return;
+    }
+    if (pfds[0].revents) return;  // finalize
+    for (size_t i = 1; i < pfds.size(); ++i)
+      if (pfds[i].revents) read_frame(*ctx, *who[i]);
+  }
+}
+
+// ---- Collectives --------------------------------------------------------------------------------
+
+// Takes the next message from `src` for collective (op, seq), checking it is the expected one.
+xshmem_status_t take(Ctx &ctx, int src, uint16_t op, uint64_t seq, size_t len, void *out) {
+  auto start = Clock::now();
+  std::unique_lock lock(ctx.mu);
+  if (!ctx.cv.wait_until(lock, start + std::chrono::milliseconds(ctx.timeout_ms),
+                         [&] { return !ctx.inbox[src].empty(); })) {
+    TLOG_ERROR(
+        "pe %d: %s #%llu timed out after %.1f s waiting for pe %d; that pe is stuck, slow or "
+        "never called %s (raise %s if it is only slow)",
+        ctx.rank, op_name(op), static_cast<unsigned long long>(seq), seconds_since(start), src,
+        op_name(op), kEnvTimeout);
+    return XSHMEM_ERR_TIMEOUT;
+  }
+  Msg m = std::move(ctx.inbox[src].front());
+  ctx.inbox[src].pop_front();
+  lock.unlock();
+  if (m.op != op || m.seq != seq) {
+    TLOG_ERROR(
+        "pe %d: collective mismatch: pe %d sent %s #%llu while this pe is in %s #%llu; every pe "
+        "must call the bootstrap collectives in the same order",
+        ctx.rank, src, op_name(m.op), static_cast<unsigned long long>(m.seq), op_name(op),
+        static_cast<unsigned long long>(seq));
+    return XSHMEM_ERR_INVALID;
+  }
+  if (m.data.size() != len) {
+    TLOG_ERROR(
+        "pe %d: %s #%llu: pe %d sent %zu bytes, expected %zu; every pe must pass the same "
+        "length",
+        ctx.rank, op_name(op), static_cast<unsigned long long>(seq), src, m.data.size(), len);
+    return XSHMEM_ERR_INVALID;
+  }
+  if (len) memcpy(out, m.data.data(), len);
+  return XSHMEM_SUCCESS;
+}
+
+xshmem_status_t put(Ctx &ctx, int dst, uint16_t op, uint64_t seq, const void *buf, size_t len) {
+  Frame h;
+  h.type = kData;
+  h.op = op;
+  h.origin = ctx.rank;
+  h.seq = seq;
+  h.len = len;
+  auto start = Clock::now();
+  IoResult r = send_frame(*ctx.conns[dst], h, buf, ctx.deadline());
+  if (!r.ok()) {
+    TLOG_ERROR("pe %d: sending %s #%llu (%zu bytes) to pe %d failed after %.1f s: %s", ctx.rank,
+               op_name(op), static_cast<unsigned long long>(seq), len, dst, seconds_since(start),
+               r.str().c_str());
+    return io_status(r);
+  }
+  return XSHMEM_SUCCESS;
+}
+
+#define TRY(expr)                          \
+  do {                                     \
+    xshmem_status_t _st = (expr);          \
+    if (_st != XSHMEM_SUCCESS) return _st; \
+  } while (0)
+
+xshmem_status_t allgather(Ctx &ctx, const void *in, void *out, size_t len) {
+  std::lock_guard lock(ctx.coll_mu);
+  uint64_t seq = ++ctx.seq;
+  auto *o = static_cast<uint8_t *>(out);
+  if (ctx.size == 1) {
+    memmove(o, in, len);
+    return XSHMEM_SUCCESS;
+  }
+  if (ctx.rank != 0) {
+    TRY(put(ctx, 0, kAllgather, seq, in, len));
+    return take(ctx, 0, kAllgather, seq, len * ctx.size, out);
+  }
+  memmove(o, in, len);
+  for (int r = 1; r < ctx.size; ++r) TRY(take(ctx, r, kAllgather, seq, len, o + r * len));
+  for (int r = 1; r < ctx.size; ++r) TRY(put(ctx, r, kAllgather, seq, o, len * ctx.size));
+  return XSHMEM_SUCCESS;
+}
+
+xshmem_status_t alltoall(Ctx &ctx, const void *in, void *out, size_t len) {
+  std::lock_guard lock(ctx.coll_mu);
+  uint64_t seq = ++ctx.seq;
+  size_t n = ctx.size, row = len * n;
+  auto *o = static_cast<uint8_t *>(out);
+  if (n == 1) {
+    memmove(o, in, len);
+    return XSHMEM_SUCCESS;
+  }
+  if (ctx.rank != 0) {
+    TRY(put(ctx, 0, kAlltoall, seq, in, row));
+    return take(ctx, 0, kAlltoall, seq, row, out);
+  }
+  // rows[j] = what rank j sends: block k of it goes to rank k.
+  std::vector<uint8_t> rows(row * n);
+  memcpy(rows.data(), in, row);
+  for (size_t j = 1; j < n; ++j) TRY(take(ctx, int(j), kAlltoall, seq, row, &rows[j * row]));
+  std::vector<uint8_t> mine(row);
+  for (size_t k = 0; k < n; ++k) {
+    for (size_t j = 0; j < n; ++j) memcpy(&mine[j * len], &rows[j * row + k * len], len);
+    if (k == 0)
+      memcpy(o, mine.data(), row);
+    else
+      TRY(put(ctx, int(k), kAlltoall, seq, mine.data(), row));
+  }
+  return XSHMEM_SUCCESS;
+}
+
+xshmem_status_t bcast(Ctx &ctx, void *buf, size_t len, int root) {
+  if (root < 0 || root >= ctx.size) {
+    TLOG_ERROR("pe %d: bcast root %d is out of range [0, %d)", ctx.rank, root, ctx.size);
+    return XSHMEM_ERR_INVALID;
+  }
+  std::lock_guard lock(ctx.coll_mu);
+  uint64_t seq = ++ctx.seq;
+  if (ctx.size == 1) return XSHMEM_SUCCESS;
+  if (ctx.rank == 0) {
+    if (root != 0) TRY(take(ctx, root, kBcast, seq, len, buf));
+    for (int r = 1; r < ctx.size; ++r)
+      if (r != root) TRY(put(ctx, r, kBcast, seq, buf, len));
+    return XSHMEM_SUCCESS;
+  }
+  if (ctx.rank == root) return put(ctx, 0, kBcast, seq, buf, len);
+  return take(ctx, 0, kBcast, seq, len, buf);
+}
+
+xshmem_status_t barrier(Ctx &ctx) {
+  std::lock_guard lock(ctx.coll_mu);
+  uint64_t seq = ++ctx.seq;
+  if (ctx.size == 1) return XSHMEM_SUCCESS;
+  if (ctx.rank != 0) {
+    TRY(put(ctx, 0, kBarrier, seq, nullptr, 0));
+    return take(ctx, 0, kBarrier, seq, 0, nullptr);
+  }
+  for (int r = 1; r < ctx.size; ++r) TRY(take(ctx, r, kBarrier, seq, 0, nullptr));
+  for (int r = 1; r < ctx.size; ++r) TRY(put(ctx, r, kBarrier, seq, nullptr, 0));
+  return XSHMEM_SUCCESS;
+}
+
+// ---- Joining the job ----------------------------------------------------------------------------
+
+std::string cfg_string(const char *name) {
+  const char *v = g_svc->config_get_string(name);
+  return v ? v : "";
+}
+
+bool valid_token(const std::string &t) {
+  if (t.empty() || t.size() > 256) return false;
+  for (char ch : t)
+    if (!isxdigit(static_cast<unsigned char>(ch))) return false;
+  return true;
+}
+
+void send_reject(int fd, const std::string &why, Deadline deadline) {
+  Conn c;
+  c.fd = fd;
+  Frame h;
+  h.type = kReject;
+  h.origin = 0;
+  h.len = why.size();
+  send_frame(c, h, why.data(), deadline);
+  c.fd = -1;  // the caller closes it
+}
+
+// Rank 0: accepts size-1 hellos on `lfd`.
+xshmem_status_t accept_all(Ctx &ctx, int lfd) {
+  auto start = Clock::now();
+  auto deadline = ctx.deadline();
+  int connected = 0;
+  while (connected < ctx.size - 1) {
+    sockaddr_in peer{};
+    IoResult r;
+    int fd = accept_until(lfd, deadline, &r, &peer);
+    if (fd < 0) {
+      std::string missing;
+      for (int k = 1; k < ctx.size; ++k)
+        if (!ctx.conns[k]) missing += (missing.empty() ? "" : ",") + std::to_string(k);
+      TLOG_ERROR(
+          "pe 0: accept on %s %s after %.1f s with %d of %d pes connected (missing: %s); check "
+          "that every pe started and uses the same root address and token",
+          ctx.root_desc.c_str(), r.str().c_str(), seconds_since(start), connected + 1, ctx.size,
+          missing.c_str());
+      return io_status(r);
+    }
+    std::string from = addr_str(peer);
+    Frame h;
+    r = recv_all(fd, &h, sizeof(h), deadline);
+    std::string token;
+    if (r.ok() && h.magic == kFrameMagic && h.type == kHello && h.len <= 256) {
+      token.resize(h.len);
+      r = recv_all(fd, token.data(), h.len, deadline);
+    } else if (r.ok()) {
+      r = {Io::kError, EPROTO};
+    }
+    if (!r.ok()) {
+      TLOG_WARN("pe 0: dropped a connection from %s: no valid hello after %.1f s (%s)",
+                from.c_str(), seconds_since(start), r.str().c_str());
+      close(fd);
+      continue;
+    }
+    std::string why;
+    if (token != ctx.token)
+      why = "wrong job token";
+    else if (h.origin < 1 || h.origin >= ctx.size)
+      why = "rank " + std::to_string(h.origin) + " is out of range [1, " +
+            std::to_string(ctx.size) + ")";
+    else if (h.arg != ctx.size)
+      why = "job size " + std::to_string(h.arg) + " differs from rank 0's " +
+            std::to_string(ctx.size);
+    else if (ctx.conns[h.origin])
+      why = "rank " + std::to_string(h.origin) + " is already connected";
+    if (!why.empty()) {
+      TLOG_WARN(
+          "pe 0: refused a connection from %s claiming rank %d: %s (it belongs to another "
+          "job or was started with stale settings)",
+          from.c_str(), h.origin, why.c_str());
+      send_reject(fd, why, Clock::now() + std::chrono::milliseconds(1000));
+      close(fd);
+      continue;
+    }
+    auto c = std::make_unique<Conn>();
+    c->fd = fd;
+    c->peer = h.origin;
+    Frame w;
+    w.type = kWelcome;
+    w.origin = 0;
+    r = send_frame(*c, w, nullptr, deadline);
+    if (!r.ok()) {
+      TLOG_WARN("pe 0: welcoming pe %d from %s failed: %s", h.origin, from.c_str(),
+                r.str().c_str());
+      continue;  // ~Conn closes it
+    }
+    TLOG_DEBUG("pe 0: pe %d connected from %s", h.origin, from.c_str());
+    ctx.conns[h.origin] = std::move(c);
+    ++connected;
+  }
+  return XSHMEM_SUCCESS;
+}
+
+// Other ranks: connects to rank 0 and says hello.
+xshmem_status_t connect_root(Ctx &ctx, const sockaddr_in &root) {
+  auto start = Clock::now();
+  auto deadline = ctx.deadline();
+  IoResult r;
+  int fd = connect_retry(root, deadline, &r);
+  if (fd < 0) {
+    TLOG_ERROR(
+        "pe %d: connect to pe 0 at %s failed after %.1f s: %s; check that pe 0 runs and "
+        "that the root address (or unique id) is right",
+        ctx.rank, ctx.root_desc.c_str(), seconds_since(start), r.str().c_str());
+    return io_status(r);
+  }
+  auto c = std::make_unique<Conn>();
+  c->fd = fd;
+  c->peer = 0;
+  Frame h;
+  h.type = kHello;
+  h.origin = ctx.rank;
+  h.arg = ctx.size;
+  h.len = ctx.token.size();
+  r = send_frame(*c, h, ctx.token.data(), deadline);
+  Frame a;
+  if (r.ok()) r = recv_all(fd, &a, sizeof(a), deadline);
+  if (!r.ok()) {
+    TLOG_ERROR("pe %d: hello to pe 0 at %s failed after %.1f s: %s", ctx.rank,
+               ctx.root_desc.c_str(), seconds_since(start), r.str().c_str());
+    return io_status(r);
+  }
+  if (a.magic != kFrameMagic || (a.type != kWelcome && a.type != kReject) || a.len > 1024) {
+    TLOG_ERROR("pe %d: pe 0 at %s answered the hello with garbage (not an xshmem bootstrap?)",
+               ctx.rank, ctx.root_desc.c_str());
+    return XSHMEM_ERR_IO;
+  }
+  if (a.type == kReject) {
+    std::string why(a.len, '\0');
+    recv_all(fd, why.data(), a.len, deadline);
+    TLOG_ERROR("pe %d: pe 0 at %s refused this pe: %s", ctx.rank, ctx.root_desc.c_str(),
+               why.c_str());
+    return XSHMEM_ERR_INVALID;
+  }
+  ctx.conns[0] = std::move(c);
+  return XSHMEM_SUCCESS;
+}
+
+// Where the job description comes from.
+struct JobSpec {
+  int rank = 0, size = 1;
+  std::string token, root_desc;
+  sockaddr_in root{};
+  int listen_fd = -1;  // rank 0: a listener to accept on (owned)
+};
+
+xshmem_status_t spec_from_uid(const xshmem_bootstrap_args_v1_t *args, JobSpec *s) {
+  UniqueId id;
+  memcpy(&id, args->uniqueid, sizeof(id));
+  if (id.magic != kUidMagic || id.version != kUidVersion) {
+    TLOG_ERROR(
+        "the unique id is not a tcp bootstrap id (magic 0x%08x version %u, expected 0x%08x "
+        "version %u); it was made by another bootstrap or is corrupt",
+        id.magic, id.version, kUidMagic, kUidVersion);
+    return XSHMEM_ERR_INVALID;
+  }
+  if (args->nranks < 1 || args->rank < 0 || args->rank >= args->nranks) {
+    TLOG_ERROR("unique-id init with rank %d of %d: the rank must be in [0, nranks)", args->rank,
+               args->nranks);
+    return XSHMEM_ERR_INVALID;
+  }
+  s->rank = args->rank;
+  s->size = args->nranks;
+  s->token = to_hex(id.token, kTokenBytes);
+  s->root.sin_family = AF_INET;
+  s->root.sin_addr.s_addr = id.ipv4;
+  s->root.sin_port = id.port;
+  s->root_desc = addr_str(s->root);
+  if (s->rank != 0) return XSHMEM_SUCCESS;
+  {
+    std::lock_guard lock(g_uid.mu);
+    if (g_uid.fd >= 0 && g_uid.addr.sin_port == id.port && g_uid.token == s->token) {
+      s->listen_fd = g_uid.fd;
+      g_uid.fd = -1;
+      return XSHMEM_SUCCESS;
+    }
+  }
+  // Rank 0 in a process other than the one that made the id: bind its address.
+  sockaddr_in a = s->root;
+  s->listen_fd = listen_on(&a, SOMAXCONN);
+  if (s->listen_fd < 0) {
+    TLOG_ERROR(
+        "pe 0: cannot listen on %s from the unique id: %s; call get_uniqueid in the "
+        "process of rank 0",
+        s->root_desc.c_str(), strerror(errno));
+    return XSHMEM_ERR_IO;
+  }
+  return XSHMEM_SUCCESS;
+}
+
+xshmem_status_t spec_from_env(JobSpec *s) {
+  s->size = static_cast<int>(g_svc->config_get_int(kEnvSize));
+  s->rank = static_cast<int>(g_svc->config_get_int(kEnvRank));
+  if (s->rank < 0 || s->rank >= s->size) {
+    TLOG_ERROR("%s=%d is out of range for %s=%d; start the job with xshmem-run", kEnvRank, s->rank,
+               kEnvSize, s->size);
+    return XSHMEM_ERR_INVALID;
+  }
+  if (s->size == 1) {
+    // A job of one needs no listener; take the launcher's so that init closes it.
+    int fd = static_cast<int>(g_svc->config_get_int(kEnvListenFd));
+    std::string err;
+    sockaddr_in bound{};
+    if (fd >= 0 && adopt_listener(fd, &bound, &err)) s->listen_fd = fd;
+    return XSHMEM_SUCCESS;
+  }
+  s->token = cfg_string(kEnvToken);
+  if (!valid_token(s->token)) {
+    TLOG_ERROR("%s='%s' is not a hex job token; start the job with xshmem-run", kEnvToken,
+               s->token.c_str());
+    return XSHMEM_ERR_INVALID;
+  }
+  s->root_desc = cfg_string(kEnvRoot);
+  std::string err;
+  if (!parse_hostport(s->root_desc, &s->root, &err)) {
+    TLOG_ERROR("%s='%s' is not a usable root address: %s", kEnvRoot, s->root_desc.c_str(),
+               err.c_str());
+    return XSHMEM_ERR_INVALID;
+  }
+  if (s->rank != 0) return XSHMEM_SUCCESS;
+  int fd = static_cast<int>(g_svc->config_get_int(kEnvListenFd));
+  if (fd >= 0) {
+    sockaddr_in bound{};
+    if (!adopt_listener(fd, &bound, &err)) {
+      TLOG_ERROR("%s=%d: %s", kEnvListenFd, fd, err.c_str());
+      return XSHMEM_ERR_INVALID;
+    }
+    s->listen_fd = fd;
+    return XSHMEM_SUCCESS;
+  }
+  sockaddr_in a = s->root;
+  s->listen_fd = listen_on(&a, SOMAXCONN);
+  if (s->listen_fd < 0) {
+    TLOG_ERROR("pe 0: cannot listen on %s=%s: %s", kEnvRoot, s->root_desc.c_str(), strerror(errno));
+    return XSHMEM_ERR_IO;
+  }
+  return XSHMEM_SUCCESS;
+}
+
+// ---- Plugin entry points ------------------------------------------------------------------------
+
+xshmem_status_t tcp_load(const xshmem_core_services_v1_t *svc) {
+  if (!svc || svc->abi_version != XSHMEM_SERVICES_ABI_VERSION ||
+      svc->struct_size < offsetof(xshmem_core_services_v1_t, fatal) + sizeof(svc->fatal))
+    return XSHMEM_ERR_ABI;
+  g_svc = svc;
+  return svc->config_register(kConfig, sizeof(kConfig) / sizeof(kConfig[0]));
+}
+
+int tcp_detect(void) {
+  if (!g_svc) return 0;
+  return g_svc->config_get_int(kEnvSize) > 0 ? 10 : 1;
+}
+
+xshmem_status_t tcp_get_uniqueid(void *out, size_t len) {
+  if (!g_svc) return XSHMEM_ERR_INTERNAL;
+  if (!out || len < sizeof(UniqueId)) return XSHMEM_ERR_INVALID;
+  UniqueId id{};
+  id.magic = kUidMagic;
+  id.version = kUidVersion;
+  if (getrandom(id.token, sizeof(id.token), 0) != static_cast<ssize_t>(sizeof(id.token))) {
+    TLOG_ERROR("getrandom for the job token failed: %s", strerror(errno));
+    return XSHMEM_ERR_IO;
+  }
+  std::string host = cfg_string(kEnvAddr);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  if (inet_pton(AF_INET, host.c_str(), &a.sin_addr) != 1) {
+    TLOG_ERROR("%s='%s' is not an IPv4 address", kEnvAddr, host.c_str());
+    return XSHMEM_ERR_INVALID;
+  }
+  int fd = listen_on(&a, SOMAXCONN);
+  if (fd < 0) {
+    TLOG_ERROR("cannot listen on %s (from %s) for the unique id: %s", host.c_str(), kEnvAddr,
+               strerror(errno));
+    return XSHMEM_ERR_IO;
+  }
+  id.ipv4 = a.sin_addr.s_addr;
+  id.port = a.sin_port;
+  {
+    std::lock_guard lock(g_uid.mu);
+    if (g_uid.fd >= 0) close(g_uid.fd);  // an earlier id that no init used
+    g_uid.fd = fd;
+    g_uid.addr = a;
+    g_uid.token = to_hex(id.token, kTokenBytes);
+  }
+  memset(out, 0, len);
+  memcpy(out, &id, sizeof(id));
+  TLOG_DEBUG("unique id: rank 0 will listen on %s", addr_str(a).c_str());
+  return XSHMEM_SUCCESS;
+}
+
+xshmem_status_t tcp_init(const xshmem_bootstrap_args_v1_t *args, void **ctx_out, int *rank,
+                         int *size) {
+  if (!g_svc) return XSHMEM_ERR_INTERNAL;
+  JobSpec spec;
+  xshmem_status_t st;
+  bool with_uid = args && args->struct_size >= sizeof(*args) && args->uniqueid;
+  if (with_uid)
+    st = spec_from_uid(args, &spec);
+  else if (g_svc->config_get_int(kEnvSize) > 0)
+    st = spec_from_env(&spec);
+  else
+    st = XSHMEM_SUCCESS;  // no launcher: a job of one
+  if (st != XSHMEM_SUCCESS) return st;
+
+  auto ctx = std::make_unique<Ctx>();
+  ctx->rank = spec.rank;
+  ctx->size = spec.size;
+  ctx->token = spec.token;
+  ctx->root_desc = spec.root_desc;
+  ctx->timeout_ms = g_svc->config_get_int(kEnvTimeout);
+  if (ctx->timeout_ms <= 0) ctx->timeout_ms = 30000;
+  ctx->conns.resize(ctx->size);
+  ctx->inbox.resize(ctx->size);
+  ctx->bye_from.assign(ctx->size, 0);
+
+  if (ctx->size > 1) {
+    if (ctx->rank == 0) {
+      st = accept_all(*ctx, spec.listen_fd);
+    } else {
+      st = connect_root(*ctx, spec.root);
+    }
+    if (spec.listen_fd >= 0) close(spec.listen_fd);  // everyone is in: no more connections
+    if (st != XSHMEM_SUCCESS) return st;
+    ctx->wake_fd = eventfd(0, EFD_CLOEXEC);
+    if (ctx->wake_fd < 0) {
+      TLOG_ERROR("pe %d: eventfd failed: %s", ctx->rank, strerror(errno));
+      return XSHMEM_ERR_IO;
+    }
+    ctx->receiver = std::thread(receiver_main, ctx.get());
+  } else if (spec.listen_fd >= 0) {
+    close(spec.listen_fd);
+  }
+  TLOG_DEBUG("pe %d of %d joined the job (%s)", ctx->rank, ctx->size,
+             with_uid        ? "unique id"
+             : ctx->size > 1 ? "launcher"
+                             : "singleton");
+  *rank = ctx->rank;
+  *size = ctx->size;
+  *ctx_out = ctx.release();
+  return XSHMEM_SUCCESS;
+}
+
+xshmem_status_t tcp_allgather(void *ctx, const void *in, void *out, size_t len) {
+  if (!ctx) return XSHMEM_ERR_INVALID;
+  return allgather(*static_cast<Ctx *>(ctx), in, out, len);
+}
+
+xshmem_status_t tcp_alltoall(void *ctx, const void *in, void *out, size_t len) {
+  if (!ctx) return XSHMEM_ERR_INVALID;
+  return alltoall(*static_cast<Ctx *>(ctx), in, out, len);
+}
+
+xshmem_status_t tcp_bcast(void *ctx, void *buf, size_t len, int root) {
+  if (!ctx) return XSHMEM_ERR_INVALID;
+  return bcast(*static_cast<Ctx *>(ctx), buf, len, root);
+}
+
+xshmem_status_t tcp_barrier(void *ctx) {
+  if (!ctx) return XSHMEM_ERR_INVALID;
+  return barrier(*static_cast<Ctx *>(ctx));
+}
+
+void tcp_abort(void *vctx, int exit_code, const char *reason) {
+  auto *ctx = static_cast<Ctx *>(vctx);
+  int rank = ctx ? ctx->rank : 0;
+  std::string why = reason && *reason ? std::string(reason).substr(0, 1024) : "(no reason given)";
+  start_abort(ctx, exit_code,
+              "pe " + std::to_string(rank) + ": aborting the job with exit code " +
+                  std::to_string(exit_code) + ": " + why,
+              rank, why);
+}
+
+xshmem_status_t tcp_finalize(void *vctx) {
+  std::unique_ptr<Ctx> ctx(static_cast<Ctx *>(vctx));
+  if (!ctx) return XSHMEM_ERR_INVALID;
+  if (ctx->size == 1) return XSHMEM_SUCCESS;
+  xshmem_status_t st = XSHMEM_SUCCESS;
+  auto start = Clock::now();
+  auto deadline = ctx->deadline();
+  Frame bye;
+  bye.type = kBye;
+  bye.origin = ctx->rank;
+  auto all_byes = [&] {
+    if (ctx->rank != 0) return ctx->bye_from[0] != 0;
+    for (int r = 1; r < ctx->size; ++r)
+      if (!ctx->bye_from[r]) return false;
+    return true;
+  };
+  if (ctx->rank != 0) {
+    IoResult r = send_frame(*ctx->conns[0], bye, nullptr, deadline);
+    if (!r.ok()) {
+      TLOG_ERROR("pe %d: finalize: sending bye to pe 0 failed: %s", ctx->rank, r.str().c_str());
+      st = io_status(r);
+    }
+  }
+  if (st == XSHMEM_SUCCESS) {
+    std::unique_lock lock(ctx->mu);
+    if (!ctx->cv.wait_until(lock, deadline, all_byes)) {
+      std::string missing;
+      for (int k = 0; k < ctx->size; ++k)
+        if (k != ctx->rank && (ctx->rank == 0 || k == 0) && !ctx->bye_from[k])
+          missing += (missing.empty() ? "" : ",") + std::to_string(k);
+      TLOG_ERROR("pe %d: finalize timed out after %.1f s waiting for bye from pe %s", ctx->rank,
+                 seconds_since(start), missing.c_str());
+      st = XSHMEM_ERR_TIMEOUT;
+    }
+  }
+  if (ctx->rank == 0 && st == XSHMEM_SUCCESS) {
+    for (int r = 1; r < ctx->size; ++r) {
+      IoResult res = send_frame(*ctx->conns[r], bye, nullptr, deadline);
+      if (!res.ok()) {
+        TLOG_ERROR("pe 0: finalize: sending bye to pe %d failed: %s", r, res.str().c_str());
+        st = io_status(res);
+      }
+    }
+  }
+  uint64_t one = 1;
+  if (write(ctx->wake_fd, &one, sizeof(one)) != sizeof(one))
+    TLOG_ERROR("pe %d: waking the receiver thread failed: %s", ctx->rank, strerror(errno));
+  ctx->receiver.join();
+  return st;  // ~Ctx closes the sockets and the eventfd
+}
+
+}  // namespace
+}  // namespace xshmem::bootstrap_tcp
+
+// The one exported symbol (declared extern so that the const object has external linkage).
+extern "C" {
+__attribute__((
+    visibility("default"))) extern const xshmem_bootstrap_v1_t xshmem_bootstrap_plugin_v1;
+const xshmem_bootstrap_v1_t xshmem_bootstrap_plugin_v1 = {
+    XSHMEM_BOOTSTRAP_ABI_VERSION,
+    sizeof(xshmem_bootstrap_v1_t),
+    "tcp",
+    XSHMEM_BOOTSTRAP_CAP_UNIQUEID,
+    xshmem::bootstrap_tcp::tcp_load,
+    xshmem::bootstrap_tcp::tcp_detect,
+    xshmem::bootstrap_tcp::tcp_get_uniqueid,
+    xshmem::bootstrap_tcp::tcp_init,
+    xshmem::bootstrap_tcp::tcp_allgather,
+    xshmem::bootstrap_tcp::tcp_alltoall,
+    xshmem::bootstrap_tcp::tcp_bcast,
+    xshmem::bootstrap_tcp::tcp_barrier,
+    xshmem::bootstrap_tcp::tcp_abort,
+    xshmem::bootstrap_tcp::tcp_finalize,
+};
+}

@@ -1,0 +1,558 @@
+// Bootstrap plugin test: loads a bootstrap plugin directly (dlopen, as the loader does) with a
+// minimal services table and checks its collectives, failure handling and unique-id start-up.
+//
+//   bootstrap_test [--plugin PATH] collectives [ITERS]   every PE of a job (xshmem-run, mpirun)
+//   bootstrap_test [--plugin PATH] singleton             no launcher: a job of one
+//   bootstrap_test [--plugin PATH] badtoken              xshmem-run -n 2: pe 1 first uses a bad
+//   token bootstrap_test [--plugin PATH] abort RANK CODE       RANK aborts; the others must not
+//   continue bootstrap_test [--plugin PATH] die RANK              RANK is killed; the others must
+//   not hang bootstrap_test [--plugin PATH] fork N SCENARIO ...   forks N PEs joined by a unique id
+//   made by
+//                                                        pe 0; SCENARIO is collectives, abort R C
+//                                                        or die R; checks how every PE ended
+//
+// Data is derived from (pe, peer, index, iteration); destinations are poisoned and guarded.
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <xshmem/plugin/bootstrap_v1.h>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const xshmem_bootstrap_v1_t *g_ops = nullptr;
+int g_rank = -1;  // for messages
+
+// ---- Minimal services table -----------------------------------------------------------------
+
+struct Entry {
+  std::string name, def;
+  xshmem_config_type_t type;
+};
+std::mutex g_mu;
+std::vector<Entry> g_entries;
+std::vector<std::string> g_log_lines;
+std::map<std::string, std::string> g_string_cache;
+int g_log_level = XSHMEM_LOG_WARN;
+
+[[noreturn]] void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fail(const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "FAIL (pe %d): %s\n", g_rank, msg);
+  fflush(stderr);
+  _exit(1);
+}
+
+void svc_log(xshmem_log_level_t level, const char *subsys, const char *file, int line,
+             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void svc_log(xshmem_log_level_t level, const char *subsys, const char *file, int line,
+             const char *fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  static const char *names[] = {"error", "warn", "info", "debug", "trace"};
+  fprintf(stderr, "[test pid %d %s] %s: %s (%s:%d)\n", getpid(), subsys, names[level], msg, file,
+          line);
+  std::lock_guard lock(g_mu);
+  g_log_lines.push_back(msg);
+}
+
+int svc_log_enabled(xshmem_log_level_t level, const char *) {
+  return level <= g_log_level;
+}
+
+xshmem_status_t svc_config_register(const xshmem_config_entry_v1_t *e, size_t n) {
+  std::lock_guard lock(g_mu);
+  for (size_t i = 0; i < n; ++i) {
+    if (strncmp(e[i].name, "XSHMEM_BOOTSTRAP_", 17) != 0)
+      fail("plugin registered '%s', outside XSHMEM_BOOTSTRAP_*", e[i].name);
+    if (!e[i].doc || !*e[i].doc) fail("plugin registered '%s' without a doc", e[i].name);
+    for (auto &have : g_entries)
+      if (have.name == e[i].name) fail("plugin registered '%s' twice", e[i].name);
+    g_entries.push_back({e[i].name, e[i].default_value ? e[i].default_value : "", e[i].type});
+  }
+  return XSHMEM_SUCCESS;
+}
+
+const Entry &find_entry(const char *name) {
+  for (auto &e : g_entries)
+    if (e.name == name) return e;
+  fail("plugin read '%s', which it did not register", name);
+}
+
+const char *svc_config_get_string(const char *name) {
+  std::lock_guard lock(g_mu);
+  const Entry &e = find_entry(name);
+  const char *v = getenv(name);
+  return (g_string_cache[name] = v ? v : e.def).c_str();
+}
+
+int64_t parse_duration_ms(const std::string &t) {
+  char *end = nullptr;
+  double v = strtod(t.c_str(), &end);
+  std::string unit = end;
+  if (unit == "ms") return static_cast<int64_t>(v);
+  if (unit == "m") return static_cast<int64_t>(v * 60000);
+  return static_cast<int64_t>(v * 1000);  // "s" or none
+}
+
+int64_t svc_config_get_int(const char *name) {
+  std::string value;
+  xshmem_config_type_t type;
+  {
+    std::lock_guard lock(g_mu);
+    const Entry &e = find_entry(name);
+    const char *v = getenv(name);
+    value = v ? v : e.def;
+    type = e.type;
+  }
+  if (type == XSHMEM_CONFIG_DURATION) return parse_duration_ms(value);
+  if (type == XSHMEM_CONFIG_BOOL) return value == "1" || value == "yes" || value == "on";
+  return strtoll(value.c_str(), nullptr, 10);
+}
+
+const xshmem_job_info_v1_t *svc_job_info() {
+  static xshmem_job_info_v1_t info{sizeof(info), -1, 0, -1, 0, nullptr, nullptr, ""};
+  return &info;
+}
+xshmem_status_t svc_allgather(const void *, void *, size_t) {
+  return XSHMEM_ERR_UNSUPPORTED;
+}
+xshmem_status_t svc_barrier() {
+  return XSHMEM_ERR_UNSUPPORTED;
+}
+xshmem_status_t svc_node_fd_exchange(int, int *) {
+  return XSHMEM_ERR_UNSUPPORTED;
+}
+[[noreturn]] void svc_fatal(int code, const char *subsys, const char *msg) {
+  fprintf(stderr, "[test %s] fatal: %s\n", subsys, msg);
+  _exit(code);
+}
+
+const xshmem_core_services_v1_t kServices = {XSHMEM_SERVICES_ABI_VERSION,
+                                             sizeof(xshmem_core_services_v1_t),
+                                             svc_log,
+                                             svc_log_enabled,
+                                             svc_config_register,
+                                             svc_config_get_string,
+                                             svc_config_get_int,
+                                             svc_job_info,
+                                             svc_allgather,
+                                             svc_barrier,
+                                             svc_node_fd_exchange,
+                                             svc_fatal};
+
+bool logged(const char *needle) {
+  std::lock_guard lock(g_mu);
+  for (auto &l : g_log_lines)
+    if (l.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+void load_plugin(const char *path) {
+  // RTLD_LOCAL like the core's loader (this is what trips Open MPI without the plugin's fix).
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) fail("dlopen %s: %s", path, dlerror());
+  g_ops = static_cast<const xshmem_bootstrap_v1_t *>(dlsym(h, XSHMEM_BOOTSTRAP_SYMBOL_V1));
+  if (!g_ops) fail("%s does not export %s", path, XSHMEM_BOOTSTRAP_SYMBOL_V1);
+  if (g_ops->abi_version != XSHMEM_BOOTSTRAP_ABI_VERSION ||
+      g_ops->struct_size != sizeof(xshmem_bootstrap_v1_t))
+    fail("%s: abi %u size %u, expected %u size %zu", path, g_ops->abi_version, g_ops->struct_size,
+         XSHMEM_BOOTSTRAP_ABI_VERSION, sizeof(xshmem_bootstrap_v1_t));
+  if (xshmem_status_t st = g_ops->load(&kServices)) fail("load() returned %d", st);
+}
+
+bool is_tcp() {
+  return strcmp(g_ops->name, "tcp") == 0;
+}
+
+// ---- Checks ------------------------------------------------------------------------------------
+
+uint8_t val(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+  uint32_t x = a * 0x9E3779B1u ^ (b + 1) * 0x85EBCA77u ^ (c + 3) * 0xC2B2AE3Du ^ d * 0x27D4EB2Fu;
+  x ^= x >> 15;
+  x *= 0x2C1B3C6Du;
+  x ^= x >> 12;
+  return static_cast<uint8_t>(x);
+}
+
+constexpr uint8_t kPoison = 0xA5;
+constexpr size_t kGuard = 64;
+
+#define CHECK_OK(call)                                                                 \
+  do {                                                                                 \
+    xshmem_status_t _st = (call);                                                      \
+    if (_st != XSHMEM_SUCCESS) fail("%s returned %d (line %d)", #call, _st, __LINE__); \
+  } while (0)
+
+void check_guard(const std::vector<uint8_t> &buf, size_t used, const char *what, size_t len) {
+  for (size_t i = used; i < buf.size(); ++i)
+    if (buf[i] != kPoison) fail("%s len %zu: guard byte %zu overwritten", what, len, i - used);
+}
+
+void test_allgather(void *ctx, int rank, int size, size_t len, uint32_t iter, bool in_place) {
+  std::vector<uint8_t> in(len), out(len * size + kGuard, kPoison);
+  for (size_t i = 0; i < len; ++i) in[i] = val(rank, i, iter, 1);
+  const void *src = in.data();
+  if (in_place) {
+    memcpy(&out[rank * len], in.data(), len);
+    src = &out[rank * len];
+  }
+  CHECK_OK(g_ops->allgather(ctx, src, out.data(), len));
+  for (int r = 0; r < size; ++r)
+    for (size_t i = 0; i < len; ++i)
+      if (out[r * len + i] != val(r, i, iter, 1))
+        fail("allgather%s len %zu iter %u: byte %zu from pe %d is %u, expected %u",
+             in_place ? " (in place)" : "", len, iter, i, r, out[r * len + i], val(r, i, iter, 1));
+  check_guard(out, len * size, "allgather", len);
+}
+
+void test_alltoall(void *ctx, int rank, int size, size_t len, uint32_t iter) {
+  std::vector<uint8_t> in(len * size), out(len * size + kGuard, kPoison);
+  for (int j = 0; j < size; ++j)
+    for (size_t i = 0; i < len; ++i) in[j * len + i] = val(rank * 1000 + j, i, iter, 2);
+  CHECK_OK(g_ops->alltoall(ctx, in.data(), out.data(), len));
+  for (int j = 0; j < size; ++j)
+    for (size_t i = 0; i < len; ++i) {
+      uint8_t want = val(j * 1000 + rank, i, iter, 2);
+      if (out[j * len + i] != want)
+        fail("alltoall len %zu iter %u: byte %zu from pe %d is %u, expected %u", len, iter, i, j,
+             out[j * len + i], want);
+    }
+  check_guard(out, len * size, "alltoall", len);
+}
+
+void test_bcast(void *ctx, int rank, int size, size_t len, uint32_t iter) {
+  for (int root = 0; root < size; ++root) {
+    std::vector<uint8_t> buf(len + kGuard, kPoison);
+    if (rank == root)
+      for (size_t i = 0; i < len; ++i) buf[i] = val(root, i, iter, 3);
+    CHECK_OK(g_ops->bcast(ctx, buf.data(), len, root));
+    for (size_t i = 0; i < len; ++i)
+      if (buf[i] != val(root, i, iter, 3))
+        fail("bcast len %zu root %d iter %u: byte %zu is %u, expected %u", len, root, iter, i,
+             buf[i], val(root, i, iter, 3));
+    check_guard(buf, len, "bcast", len);
+  }
+}
+
+// Barrier semantics through a shared file: nobody leaves barrier k before everyone arrived.
+void test_barrier(void *ctx, int rank, int size, int rounds) {
+  char path[256] = {0};
+  int fd = -1;
+  if (rank == 0) {
+    snprintf(path, sizeof(path), "/tmp/xshmem-bootstrap-test-XXXXXX");
+    fd = mkstemp(path);
+    if (fd < 0 || ftruncate(fd, size * sizeof(uint64_t)) != 0) fail("mkstemp: %s", strerror(errno));
+  }
+  CHECK_OK(g_ops->bcast(ctx, path, sizeof(path), 0));
+  if (rank != 0 && (fd = open(path, O_RDWR)) < 0) fail("open %s: %s", path, strerror(errno));
+  void *p = mmap(nullptr, size * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) fail("mmap: %s", strerror(errno));
+  auto *arrived = static_cast<uint64_t *>(p);
+  for (int k = 1; k <= rounds; ++k) {
+    // Ranks arrive in a different order each round.
+    std::this_thread::sleep_for(std::chrono::microseconds(((rank * 7 + k * 3) % size) * 300));
+    std::atomic_ref<uint64_t>(arrived[rank]).store(k, std::memory_order_release);
+    CHECK_OK(g_ops->barrier(ctx));
+    for (int j = 0; j < size; ++j) {
+      uint64_t a = std::atomic_ref<uint64_t>(arrived[j]).load(std::memory_order_acquire);
+      if (a < static_cast<uint64_t>(k))
+        fail("barrier %d returned before pe %d arrived (it is at %llu)", k, j,
+             static_cast<unsigned long long>(a));
+    }
+  }
+  CHECK_OK(g_ops->barrier(ctx));
+  munmap(p, size * sizeof(uint64_t));
+  close(fd);
+  if (rank == 0) unlink(path);
+}
+
+void run_collectives(void *ctx, int rank, int size, int iters) {
+  const size_t sizes[] = {0, 1, 7, 4096, 70000};
+  for (int it = 0; it < iters; ++it) {
+    for (size_t len : sizes) {
+      test_allgather(ctx, rank, size, len, it, false);
+      test_allgather(ctx, rank, size, len, it, true);
+      test_alltoall(ctx, rank, size, len, it);
+      if (len > 0) test_bcast(ctx, rank, size, len, it);
+    }
+  }
+  test_barrier(ctx, rank, size, 20);
+}
+
+int count_fds(bool sockets_only) {
+  int n = 0;
+  DIR *d = opendir("/proc/self/fd");
+  while (dirent *e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    char link[300], target[256] = {0};
+    snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
+    if (readlink(link, target, sizeof(target) - 1) < 0) continue;
+    if (!sockets_only ||
+        (strncmp(target, "socket:", 7) == 0 || strncmp(target, "anon_inode:[eventfd]", 20) == 0))
+      ++n;
+  }
+  closedir(d);
+  return n - (sockets_only ? 0 : 1);  // the directory itself
+}
+
+int count_threads() {
+  int n = 0;
+  DIR *d = opendir("/proc/self/task");
+  while (dirent *e = readdir(d))
+    if (e->d_name[0] != '.') ++n;
+  closedir(d);
+  return n;
+}
+
+// Joins, runs `body`, finalizes and checks nothing was left behind (tcp only: MPI keeps its own).
+template <typename Body>
+int joined(const xshmem_bootstrap_args_v1_t *args, Body body) {
+  void *ctx = nullptr;
+  int rank = -1, size = -1;
+  CHECK_OK(g_ops->init(args, &ctx, &rank, &size));
+  g_rank = rank;
+  if (args && args->uniqueid && (rank != args->rank || size != args->nranks))
+    fail("init with a unique id gave rank %d of %d, asked %d of %d", rank, size, args->rank,
+         args->nranks);
+  body(ctx, rank, size);
+  CHECK_OK(g_ops->finalize(ctx));
+  if (is_tcp()) {
+    if (int n = count_fds(true)) fail("%d sockets or eventfds left open after finalize", n);
+    if (int n = count_threads(); n != 1) fail("%d threads left after finalize", n);
+  }
+  return 0;
+}
+
+int mode_collectives(int iters) {
+  int d = g_ops->detect();
+  int want = is_tcp() ? 10 : 20;
+  if (d != want) fail("detect() is %d under the launcher, expected %d", d, want);
+  return joined(nullptr, [&](void *ctx, int rank, int size) {
+    run_collectives(ctx, rank, size, iters);
+    printf("pe %d of %d: collectives ok\n", rank, size);
+  });
+}
+
+int mode_singleton() {
+  if (g_ops->detect() != 1) fail("detect() is %d without a launcher, expected 1", g_ops->detect());
+  return joined(nullptr, [](void *ctx, int rank, int size) {
+    if (rank != 0 || size != 1) fail("singleton init gave rank %d of %d", rank, size);
+    run_collectives(ctx, rank, size, 2);
+    printf("singleton: collectives ok\n");
+  });
+}
+
+int mode_badtoken() {
+  const char *tok = getenv("XSHMEM_BOOTSTRAP_TCP_TOKEN");
+  int my = atoi(getenv("XSHMEM_BOOTSTRAP_TCP_RANK") ? getenv("XSHMEM_BOOTSTRAP_TCP_RANK") : "-1");
+  if (!tok) fail("badtoken needs xshmem-run");
+  if (my == 1) {
+    std::string good = tok, bad = good;
+    bad[0] = bad[0] == '0' ? '1' : '0';
+    setenv("XSHMEM_BOOTSTRAP_TCP_TOKEN", bad.c_str(), 1);
+    void *ctx = nullptr;
+    int rank = -1, size = -1;
+    xshmem_status_t st = g_ops->init(nullptr, &ctx, &rank, &size);
+    if (st == XSHMEM_SUCCESS) fail("init with a wrong token succeeded");
+    if (!logged("refused")) fail("the refusal of the wrong token was not logged on pe 1");
+    if (count_fds(true) != 0) fail("a failed init left sockets open");
+    setenv("XSHMEM_BOOTSTRAP_TCP_TOKEN", good.c_str(), 1);
+  }
+  return joined(nullptr, [](void *ctx, int rank, int size) {
+    CHECK_OK(g_ops->barrier(ctx));
+    if (rank == 0 && !logged("wrong job token")) fail("pe 0 did not log the refused connection");
+    run_collectives(ctx, rank, size, 1);
+    printf("pe %d: wrong token refused, then joined\n", rank);
+  });
+}
+
+// The PE that is not the victim must never get past this barrier: the job ends first.
+[[noreturn]] void wait_for_end(void *ctx, const char *what) {
+  auto start = Clock::now();
+  xshmem_status_t st = g_ops->barrier(ctx);
+  double s = std::chrono::duration<double>(Clock::now() - start).count();
+  fprintf(stderr, "FAIL (pe %d): barrier returned %d after %.1f s instead of the job ending (%s)\n",
+          g_rank, st, s, what);
+  _exit(99);
+}
+
+int mode_abort(void *ctx, int rank, int victim, int code) {
+  CHECK_OK(g_ops->barrier(ctx));
+  if (rank == victim) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // others are in the barrier
+    g_ops->abort(ctx, code, "test: deliberate abort");
+    fail("abort returned");
+  }
+  wait_for_end(ctx, "abort");
+}
+
+int mode_die(void *ctx, int rank, int victim) {
+  CHECK_OK(g_ops->barrier(ctx));
+  if (rank == victim) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    raise(SIGKILL);
+  }
+  wait_for_end(ctx, "die");
+}
+
+int run_scenario(const xshmem_bootstrap_args_v1_t *args, const std::vector<std::string> &sc) {
+  if (sc.empty()) fail("no scenario");
+  if (sc[0] == "collectives") return mode_collectives(atoi(sc.size() > 1 ? sc[1].c_str() : "2"));
+  void *ctx = nullptr;
+  int rank = -1, size = -1;
+  CHECK_OK(g_ops->init(args, &ctx, &rank, &size));
+  g_rank = rank;
+  if (sc[0] == "abort" && sc.size() == 3)
+    return mode_abort(ctx, rank, atoi(sc[1].c_str()), atoi(sc[2].c_str()));
+  if (sc[0] == "die" && sc.size() == 2) return mode_die(ctx, rank, atoi(sc[1].c_str()));
+  fail("unknown scenario '%s'", sc[0].c_str());
+}
+
+// Forks n PEs that join through a unique id created by pe 0 and sent through a pipe.
+int mode_fork(int n, const std::vector<std::string> &sc) {
+  if (!g_ops->get_uniqueid) fail("plugin %s has no get_uniqueid", g_ops->name);
+  unsetenv("XSHMEM_BOOTSTRAP_TCP_SIZE");
+  int pfd[2];
+  if (pipe(pfd) != 0) fail("pipe: %s", strerror(errno));
+  std::vector<pid_t> pids(n);
+  auto start = Clock::now();
+  for (int k = 0; k < n; ++k) {
+    pid_t pid = fork();
+    if (pid < 0) fail("fork: %s", strerror(errno));
+    if (pid > 0) {
+      pids[k] = pid;
+      continue;
+    }
+    g_rank = k;
+    uint8_t id[XSHMEM_UNIQUEID_BYTES];
+    if (k == 0) {
+      close(pfd[0]);
+      CHECK_OK(g_ops->get_uniqueid(id, sizeof(id)));
+      for (int j = 1; j < n; ++j)  // writes of 128 bytes to a pipe are atomic
+        if (write(pfd[1], id, sizeof(id)) != sizeof(id)) fail("write id: %s", strerror(errno));
+      close(pfd[1]);
+    } else {
+      close(pfd[1]);
+      if (read(pfd[0], id, sizeof(id)) != sizeof(id)) fail("read id: %s", strerror(errno));
+      close(pfd[0]);
+    }
+    xshmem_bootstrap_args_v1_t args{sizeof(args), id, k, n};
+    if (sc[0] == "collectives") {
+      joined(&args, [&](void *ctx, int rank, int size) {
+        run_collectives(ctx, rank, size, 2);
+        printf("pe %d of %d (unique id): collectives ok\n", rank, size);
+      });
+      fflush(stdout);
+      _exit(0);
+    }
+    _exit(run_scenario(&args, sc));
+  }
+  close(pfd[0]);
+  close(pfd[1]);
+  // Wait for every PE, with a deadline; a PE still there after it is a hang.
+  std::vector<int> status(n, -1);
+  int left = n;
+  auto limit = start + std::chrono::seconds(25);
+  while (left > 0 && Clock::now() < limit) {
+    int st = 0;
+    pid_t pid = waitpid(-1, &st, WNOHANG);
+    if (pid <= 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
+    for (int k = 0; k < n; ++k)
+      if (pids[k] == pid) status[k] = st, --left;
+  }
+  double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  bool ok = left == 0;
+  for (int k = 0; k < n; ++k) {
+    if (status[k] == -1) {
+      kill(pids[k], SIGKILL);
+      waitpid(pids[k], nullptr, 0);
+      printf("pe %d: still running after %.1f s (hang)\n", k, secs);
+      continue;
+    }
+    int st = status[k];
+    bool sig = WIFSIGNALED(st);
+    int code = sig ? WTERMSIG(st) : WEXITSTATUS(st);
+    printf("pe %d: %s %d\n", k, sig ? "killed by signal" : "exited with status", code);
+    if (sc[0] == "collectives") {
+      ok = ok && !sig && code == 0;
+    } else if (sc[0] == "abort") {
+      // Every PE exits with the abort code on its own (nobody here kills them).
+      ok = ok && !sig && code == atoi(sc[2].c_str());
+    } else if (sc[0] == "die") {
+      if (k == atoi(sc[1].c_str()))
+        ok = ok && sig && code == SIGKILL;
+      else
+        ok = ok && !sig && code != 0 && code != 99;
+    }
+  }
+  if (sc[0] != "collectives" && secs > 6.0) {
+    printf("the job took %.1f s to end; expected a few seconds\n", secs);
+    ok = false;
+  }
+  printf("%s: %d pes, scenario %s, %.2f s\n", ok ? "PASS" : "FAIL", n, sc[0].c_str(), secs);
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  const char *lvl = getenv("XSHMEM_LOG_LEVEL");
+  if (lvl && !strcmp(lvl, "debug")) g_log_level = XSHMEM_LOG_DEBUG;
+  if (lvl && !strcmp(lvl, "info")) g_log_level = XSHMEM_LOG_INFO;
+  std::string plugin = XSHMEM_TEST_TCP_PLUGIN;
+  int i = 1;
+  if (i + 1 < argc && !strcmp(argv[i], "--plugin")) {
+    plugin = argv[i + 1];
+    if (plugin == "tcp") plugin = XSHMEM_TEST_TCP_PLUGIN;
+#ifdef XSHMEM_TEST_MPI_PLUGIN
+    if (plugin == "mpi") plugin = XSHMEM_TEST_MPI_PLUGIN;
+#endif
+    i += 2;
+  }
+  if (i >= argc) {
+    fprintf(stderr, "usage: %s [--plugin PATH|tcp|mpi] MODE [ARGS]\n", argv[0]);
+    return 2;
+  }
+  std::string mode = argv[i++];
+  std::vector<std::string> rest(argv + i, argv + argc);
+  load_plugin(plugin.c_str());
+  if (mode == "singleton") {
+    unsetenv("XSHMEM_BOOTSTRAP_TCP_SIZE");
+    return mode_singleton();
+  }
+  if (mode == "badtoken") return mode_badtoken();
+  if (mode == "fork" && rest.size() >= 2)
+    return mode_fork(atoi(rest[0].c_str()), std::vector<std::string>(rest.begin() + 1, rest.end()));
+  rest.insert(rest.begin(), mode);
+  return run_scenario(nullptr, rest);
+}

@@ -1,0 +1,405 @@
+// xshmem-run: starts N local PEs of one job and supervises them.
+//
+//   xshmem-run -n N [--timeout SEC] [--no-prefix] prog args...
+//
+// The launcher makes the job token, opens rank 0's listener on 127.0.0.1 (handed to rank 0 as an
+// inherited descriptor, so no port can be taken in between) and describes the job to each child
+// through XSHMEM_BOOTSTRAP_TCP_{RANK,SIZE,ROOT,TOKEN,LISTEN_FD} and XSHMEM_BOOTSTRAP=tcp. Output
+// lines get a "[pe K] " prefix. When a PE fails the others are stopped (SIGTERM, then SIGKILL
+// after 2 s) and the exit code is the first failure's (128+signal for a PE killed by a signal);
+// --timeout stops everything and returns 124. Each PE runs in its own process group so that
+// everything it started is stopped with it.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace xshmem::run {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kKillGrace = std::chrono::seconds(2);
+constexpr size_t kMaxLine = 64 * 1024;  // longer lines are cut into pieces
+
+void write_all(int fd, const std::string &s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // our own output is gone (closed pipe): nothing sensible to do
+    off += static_cast<size_t>(n);
+  }
+}
+
+void say(const std::string &msg) {
+  write_all(STDERR_FILENO, "xshmem-run: " + msg + "\n");
+}
+
+// One output stream of one PE: reads from a pipe and writes prefixed whole lines.
+struct Stream {
+  int fd = -1;      // read end, -1 once closed
+  int out_fd = -1;  // where lines go (our stdout or stderr)
+  std::string prefix, buf;
+
+  void emit(const char *p, size_t n) {
+    std::string line;
+    line.reserve(prefix.size() + n + 1);
+    line.append(prefix).append(p, n).push_back('\n');
+    write_all(out_fd, line);
+  }
+  // Reads what is there; returns false at EOF (after flushing a partial last line).
+  bool pump() {
+    char tmp[16384];
+    ssize_t n = read(fd, tmp, sizeof(tmp));
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    if (n <= 0) {
+      flush();
+      close(fd);
+      fd = -1;
+      return false;
+    }
+    buf.append(tmp, static_cast<size_t>(n));
+    size_t start = 0;
+    for (;;) {
+      size_t nl = buf.find('\n', start);
+      if (nl == std::string::npos) break;
+      emit(buf.data() + start, nl - start);
+      start = nl + 1;
+    }
+    buf.erase(0, start);
+    while (buf.size() >= kMaxLine) {
+      emit(buf.data(), kMaxLine);
+      buf.erase(0, kMaxLine);
+    }
+    return true;
+  }
+  void flush() {
+    if (!buf.empty()) emit(buf.data(), buf.size());
+    buf.clear();
+  }
+};
+
+struct Pe {
+  pid_t pid = -1;  // also its process group
+  bool running = false;
+  int status = 0;  // from waitpid
+  Stream out, err;
+};
+
+int exit_code_of(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+std::string describe(int status) {
+  if (WIFSIGNALED(status))
+    return std::string("was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  return "exited with status " + std::to_string(exit_code_of(status));
+}
+
+class Launcher {
+ public:
+  Launcher(int n, double timeout_s, bool prefix, std::vector<std::string> cmd)
+      : n_(n), timeout_s_(timeout_s), prefix_(prefix), cmd_(std::move(cmd)), pes_(n) {}
+
+  int run() {
+    if (!setup()) return 1;
+    for (int k = 0; k < n_; ++k)
+      if (!spawn(k)) {
+        begin_kill(SIGTERM);
+        if (!first_failure_) first_failure_ = 1;
+        break;
+      }
+    close(listen_fd_);
+    listen_fd_ = -1;
+    loop();
+    report();
+    if (timed_out_) return 124;
+    return first_failure_.value_or(0);
+  }
+
+ private:
+  bool setup() {
+    uint8_t tok[16];
+    if (getrandom(tok, sizeof(tok), 0) != static_cast<ssize_t>(sizeof(tok))) {
+      say(std::string("getrandom for the job token failed: ") + strerror(errno));
+      return false;
+    }
+    static const char digits[] = "0123456789abcdef";
+    for (uint8_t b : tok) {
+      token_.push_back(digits[b >> 4]);
+      token_.push_back(digits[b & 15]);
+    }
+    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof(a);
+    if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr *>(&a), sizeof(a)) != 0 ||
+        listen(listen_fd_, SOMAXCONN) != 0 ||
+        getsockname(listen_fd_, reinterpret_cast<sockaddr *>(&a), &alen) != 0) {
+      say(std::string("cannot listen on 127.0.0.1 for rank 0: ") + strerror(errno));
+      return false;
+    }
+    root_ = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+
+    // Signals are read from a signalfd; children get the default mask back before exec.
+    sigset_t set;
+    sigemptyset(&set);
+    for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, s);
+    sigprocmask(SIG_BLOCK, &set, &old_mask_);
+    sig_fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sig_fd_ < 0) {
+      say(std::string("signalfd failed: ") + strerror(errno));
+      return false;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    if (timeout_s_ > 0)
+      deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(timeout_s_));
+    return true;
+  }
+
+  bool spawn(int k) {
+    Pe &pe = pes_[k];
+    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    if (prefix_ && (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)) {
+      say("pipe for pe " + std::to_string(k) + " failed: " + strerror(errno));
+      return false;
+    }
+    std::vector<char *> argv;
+    for (auto &s : cmd_) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    pid_t pid = fork();
+    if (pid < 0) {
+      say("fork for pe " + std::to_string(k) + " failed: " + strerror(errno));
+      return false;
+    }
+    if (pid == 0) {
+      setpgid(0, 0);
+      signal(SIGPIPE, SIG_DFL);
+      sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+      if (prefix_) {
+        dup2(out[1], STDOUT_FILENO);
+        dup2(err[1], STDERR_FILENO);
+      }
+      int devnull = open("/dev/null", O_RDONLY);
+      if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+      setenv("XSHMEM_BOOTSTRAP", "tcp", 1);
+      setenv("XSHMEM_BOOTSTRAP_TCP_RANK", std::to_string(k).c_str(), 1);
+      setenv("XSHMEM_BOOTSTRAP_TCP_SIZE", std::to_string(n_).c_str(), 1);
+      setenv("XSHMEM_BOOTSTRAP_TCP_ROOT", root_.c_str(), 1);
+      setenv("XSHMEM_BOOTSTRAP_TCP_TOKEN", token_.c_str(), 1);
+      unsetenv("XSHMEM_BOOTSTRAP_TCP_LISTEN_FD");
+      if (k == 0) {
+        int lfd = dup(listen_fd_);  // the copy is not close-on-exec: rank 0 inherits it
+        setenv("XSHMEM_BOOTSTRAP_TCP_LISTEN_FD", std::to_string(lfd).c_str(), 1);
+      }
+      execvp(argv[0], argv.data());
+      fprintf(stderr, "xshmem-run: cannot execute '%s': %s\n", argv[0], strerror(errno));
+      _exit(127);
+    }
+    setpgid(pid, pid);  // also here, so that a kill right after fork reaches the group
+    pe.pid = pid;
+    pe.running = true;
+    ++running_;
+    if (prefix_) {
+      close(out[1]);
+      close(err[1]);
+      std::string p = "[pe " + std::to_string(k) + "] ";
+      pe.out = Stream{out[0], STDOUT_FILENO, p, {}};
+      pe.err = Stream{err[0], STDERR_FILENO, p, {}};
+    }
+    return true;
+  }
+
+  void signal_all(int sig) {
+    for (auto &pe : pes_)
+      if (pe.pid > 0 && pe.running) kill(-pe.pid, sig);
+  }
+
+  void begin_kill(int sig) {
+    if (kill_at_) return;
+    signal_all(sig);
+    kill_at_ = Clock::now() + kKillGrace;
+  }
+
+  void reap() {
+    for (;;) {
+      int status = 0;
+      pid_t pid = waitpid(-1, &status, WNOHANG);
+      if (pid <= 0) return;
+      for (size_t k = 0; k < pes_.size(); ++k) {
+        Pe &pe = pes_[k];
+        if (pe.pid != pid || !pe.running) continue;
+        pe.running = false;
+        pe.status = status;
+        --running_;
+        int code = exit_code_of(status);
+        if (code != 0 && !first_failure_) {
+          first_failure_ = code;
+          if (running_ > 0 && !kill_at_) {
+            say("pe " + std::to_string(k) + " " + describe(status) + "; stopping the other pes");
+            begin_kill(SIGTERM);
+          }
+        }
+      }
+    }
+  }
+
+  void on_signals() {
+    signalfd_siginfo si;
+    while (read(sig_fd_, &si, sizeof(si)) == sizeof(si)) {
+      int sig = static_cast<int>(si.ssi_signo);
+      if (sig == SIGCHLD) continue;  // reaped below
+      say(std::string("got ") + strsignal(sig) + "; forwarding it to the pes");
+      signal_all(sig);
+      if (!first_failure_) first_failure_ = 128 + sig;
+      if (!kill_at_) kill_at_ = Clock::now() + kKillGrace;
+    }
+    reap();
+  }
+
+  int poll_timeout_ms() const {
+    std::optional<Clock::time_point> next;
+    auto consider = [&](std::optional<Clock::time_point> t) {
+      if (t && (!next || *t < *next)) next = t;
+    };
+    if (!timed_out_) consider(deadline_);
+    if (!killed_) consider(kill_at_);
+    consider(drain_until_);
+    if (!next) return -1;
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*next - Clock::now()).count();
+    return ms < 0 ? 0 : static_cast<int>(std::min<long long>(ms + 1, 1 << 30));
+  }
+
+  void loop() {
+    std::vector<pollfd> pfds;
+    std::vector<Stream *> who;
+    for (;;) {
+      reap();
+      if (running_ == 0 && !drain_until_) {
+        // Kill what the PEs left behind in their groups, so that the pipes close.
+        for (auto &pe : pes_)
+          if (pe.pid > 0) kill(-pe.pid, SIGKILL);
+        drain_until_ = Clock::now() + kKillGrace;
+      }
+      pfds.assign(1, pollfd{sig_fd_, POLLIN, 0});
+      who.assign(1, nullptr);
+      for (auto &pe : pes_)
+        for (Stream *s : {&pe.out, &pe.err})
+          if (s->fd >= 0) {
+            pfds.push_back({s->fd, POLLIN, 0});
+            who.push_back(s);
+          }
+      if (running_ == 0 && (pfds.size() == 1 || Clock::now() >= *drain_until_)) break;
+      int n = poll(pfds.data(), pfds.size(), poll_timeout_ms());
+      if (n < 0 && errno != EINTR) {
+        say(std::string("poll failed: ") + strerror(errno));
+        begin_kill(SIGKILL);
+      }
+      if (n > 0) {
+        if (pfds[0].revents) on_signals();
+        for (size_t i = 1; i < pfds.size(); ++i)
+          if (pfds[i].revents) who[i]->pump();
+      }
+      auto now = Clock::now();
+      if (deadline_ && !timed_out_ && now >= *deadline_ && running_ > 0) {
+        timed_out_ = true;
+        char secs[32];
+        snprintf(secs, sizeof(secs), "%g", timeout_s_);
+        say(std::string("timeout of ") + secs + " s reached; stopping all pes");
+        begin_kill(SIGTERM);
+      }
+      if (kill_at_ && !killed_ && now >= *kill_at_ && running_ > 0) {
+        killed_ = true;
+        say("pes still running " + std::to_string(kKillGrace.count()) +
+            " s after SIGTERM; sending SIGKILL");
+        signal_all(SIGKILL);
+      }
+    }
+    for (auto &pe : pes_)
+      for (Stream *s : {&pe.out, &pe.err})
+        if (s->fd >= 0) {
+          s->flush();
+          close(s->fd);
+          s->fd = -1;
+        }
+  }
+
+  // After a failure, one line per PE so that a test can check how every PE ended.
+  void report() {
+    if (!first_failure_ && !timed_out_) return;
+    for (size_t k = 0; k < pes_.size(); ++k) {
+      const Pe &pe = pes_[k];
+      if (pe.pid <= 0)
+        say("pe " + std::to_string(k) + " was not started");
+      else
+        say("pe " + std::to_string(k) + " " + describe(pe.status));
+    }
+  }
+
+  int n_;
+  double timeout_s_;
+  bool prefix_;
+  std::vector<std::string> cmd_;
+  std::vector<Pe> pes_;
+  int running_ = 0;
+  std::string token_, root_;
+  int listen_fd_ = -1, sig_fd_ = -1;
+  sigset_t old_mask_{};
+  std::optional<Clock::time_point> deadline_, kill_at_, drain_until_;
+  bool timed_out_ = false, killed_ = false;
+  std::optional<int> first_failure_;
+};
+
+}  // namespace
+}  // namespace xshmem::run
+
+int main(int argc, char **argv) {
+  CLI::App app{
+      "Starts N processing elements (PEs) of an xshmem job on this host, with the tcp bootstrap.\n"
+      "Output lines are prefixed with \"[pe K] \". If a PE fails the others are stopped, and the\n"
+      "exit status is the first failure's (128+signal for a PE killed by a signal).",
+      "xshmem-run"};
+  int n = 0;
+  double timeout = 0;
+  bool no_prefix = false;
+  app.add_option("-n,--np", n, "number of PEs to start")->required()->check(CLI::Range(1, 65536));
+  app.add_option("--timeout", timeout,
+                 "stop every PE after this many seconds and exit with status 124")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--no-prefix", no_prefix,
+               "do not prefix output lines with the PE number (the PEs write to the terminal "
+               "directly)");
+  app.prefix_command();
+  app.footer("Example: xshmem-run -n 4 --timeout 60 ./my_program --size 1M");
+  CLI11_PARSE(app, argc, argv);
+  std::vector<std::string> cmd = app.remaining();
+  if (!cmd.empty() && cmd.front() == "--") cmd.erase(cmd.begin());
+  if (cmd.empty()) {
+    fprintf(stderr,
+            "xshmem-run: no program given; usage: xshmem-run -n N [options] prog args...\n");
+    return 2;
+  }
+  return xshmem::run::Launcher(n, timeout, !no_prefix, std::move(cmd)).run();
+}
