@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Runs a death-test job and checks how it died (CONFORMANCE.md §4.13, tier C):
+#   death_check.sh --np N --regex ERE [--max-seconds S] -- <launcher> -n N <binary> [args...]
+# Passes when: the job's status is nonzero; its output has a line matching ERE (the one-line
+# diagnostic "xshmem: <call>: <argument ...> (pe N)"); the launcher reports every PE 0..N-1 as
+# exited nonzero ("xshmem-run: pe K exited with status S" or killed by a signal); at least one PE
+# exited with XSHMEM_EXIT_CHECK (86); the job took less than S seconds (default 10).
+set -u
+np="" regex="" max_s=10
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --np) np="$2"; shift 2 ;;
+    --regex) regex="$2"; shift 2 ;;
+    --max-seconds) max_s="$2"; shift 2 ;;
+    --) shift; break ;;
+    *) echo "death_check: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+if [[ -z "$np" || -z "$regex" || $# -eq 0 ]]; then
+  echo "usage: death_check.sh --np N --regex ERE [--max-seconds S] -- command..." >&2
+  exit 2
+fi
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+start=$(date +%s.%N)
+# The backstop is 3x the budget: a hang still ends, and is reported as too slow.
+timeout -k 5 $((max_s * 3)) "$@" >"$out" 2>&1
+status=$?
+end=$(date +%s.%N)
+elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
+
+echo "---- job output (status $status, ${elapsed} s) ----"
+cat "$out"
+echo "---- checks ----"
+fail=0
+if [[ $status -eq 0 ]]; then
+  echo "FAIL: the job exited with status 0; expected a checked-mode abort"
+  fail=1
+elif [[ $status -eq 124 || $status -eq 137 ]]; then
+  echo "FAIL: the job did not end within $((max_s * 3)) s (hang)"
+  fail=1
+else
+  echo "ok: job status $status"
+fi
+if grep -Eq -- "$regex" "$out"; then
+  echo "ok: diagnostic matches /$regex/: $(grep -E -m1 -- "$regex" "$out")"
+else
+  echo "FAIL: no output line matches /$regex/"
+  fail=1
+fi
+if [[ $(grep -Ec -- '^[^:]*xshmem: ' "$out") -eq 0 ]]; then
+  echo "FAIL: no 'xshmem: ' diagnostic line at all"
+  fail=1
+fi
+saw_check=0
+for ((k = 0; k < np; ++k)); do
+  line=$(grep -E -m1 -- "xshmem-run: pe $k (exited with status [0-9]+|.*signal)" "$out")
+  if [[ -z "$line" ]]; then
+    echo "FAIL: the launcher did not report pe $k as exited nonzero"
+    fail=1
+  elif [[ "$line" =~ exited\ with\ status\ 0$ ]]; then
+    echo "FAIL: pe $k exited with status 0: $line"
+    fail=1
+  else
+    echo "ok: $line"
+    [[ "$line" =~ status\ 86 ]] && saw_check=1
+  fi
+done
+if [[ $saw_check -eq 0 ]]; then
+  echo "FAIL: no PE exited with XSHMEM_EXIT_CHECK (86)"
+  fail=1
+fi
+if awk -v e="$elapsed" -v m="$max_s" 'BEGIN { exit !(e < m) }'; then
+  echo "ok: ${elapsed} s < ${max_s} s"
+else
+  echo "FAIL: the job took ${elapsed} s (limit ${max_s} s)"
+  fail=1
+fi
+exit $fail
