@@ -400,10 +400,12 @@ xshmem_status_t take(Ctx &ctx, int src, uint16_t op, uint64_t seq, size_t len, v
   std::unique_lock lock(ctx.mu);
   if (!ctx.cv.wait_until(lock, start + std::chrono::milliseconds(ctx.timeout_ms),
                          [&] { return !ctx.inbox[src].empty(); })) {
+    // Other ranks wait for rank 0, which itself waits for the slowest rank.
+    const char *who = ctx.rank != 0 ? " (it relays the collective of every pe)" : "";
     TLOG_ERROR(
-        "pe %d: %s #%llu timed out after %.1f s waiting for pe %d; that pe is stuck, slow or "
+        "pe %d: %s #%llu timed out after %.1f s waiting for pe %d%s; a pe is stuck, slow or "
         "never called %s (raise %s if it is only slow)",
-        ctx.rank, op_name(op), static_cast<unsigned long long>(seq), seconds_since(start), src,
+        ctx.rank, op_name(op), static_cast<unsigned long long>(seq), seconds_since(start), src, who,
         op_name(op), kEnvTimeout);
     return XSHMEM_ERR_TIMEOUT;
   }

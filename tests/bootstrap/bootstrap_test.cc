@@ -421,6 +421,33 @@ int mode_die(void *ctx, int rank, int victim) {
   wait_for_end(ctx, "die");
 }
 
+// RANK stalls (alive, connected) past the deadline: the others' barrier must fail with a
+// timeout naming the peer, then pe 0 ends the job with exit code 3.
+int mode_stall(void *ctx, int rank, int victim, double timeout_s) {
+  if (rank == victim) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(timeout_s * 5));
+    wait_for_end(ctx, "stall");
+  }
+  auto start = Clock::now();
+  xshmem_status_t st = g_ops->barrier(ctx);
+  double s = std::chrono::duration<double>(Clock::now() - start).count();
+  if (st != XSHMEM_ERR_TIMEOUT) fail("barrier returned %d, expected a timeout", st);
+  if (s < timeout_s * 0.9 || s > timeout_s * 2 + 1)
+    fail("barrier timed out after %.2f s; the deadline is %.1f s", s, timeout_s);
+  char want[64];
+  snprintf(want, sizeof(want), "waiting for pe %d", rank == 0 ? victim : 0);
+  if (!logged("timed out after") || !logged(want))
+    fail("the timeout was not logged with '%s'", want);
+  printf("pe %d: barrier timed out after %.2f s as expected\n", rank, s);
+  if (rank == 0) {
+    // Let the other pes, which started their barrier a little later, see their own timeout.
+    std::this_thread::sleep_for(std::chrono::duration<double>(timeout_s + 1));
+    g_ops->abort(ctx, 3, "test: ending the job after the expected timeout");
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(timeout_s * 5));
+  fail("pe 0's abort did not end this pe");
+}
+
 int run_scenario(const xshmem_bootstrap_args_v1_t *args, const std::vector<std::string> &sc) {
   if (sc.empty()) fail("no scenario");
   if (sc[0] == "collectives") return mode_collectives(atoi(sc.size() > 1 ? sc[1].c_str() : "2"));
@@ -431,6 +458,8 @@ int run_scenario(const xshmem_bootstrap_args_v1_t *args, const std::vector<std::
   if (sc[0] == "abort" && sc.size() == 3)
     return mode_abort(ctx, rank, atoi(sc[1].c_str()), atoi(sc[2].c_str()));
   if (sc[0] == "die" && sc.size() == 2) return mode_die(ctx, rank, atoi(sc[1].c_str()));
+  if (sc[0] == "stall" && sc.size() == 3)
+    return mode_stall(ctx, rank, atoi(sc[1].c_str()), atof(sc[2].c_str()));
   fail("unknown scenario '%s'", sc[0].c_str());
 }
 
