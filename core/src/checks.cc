@@ -1,0 +1,111 @@
+// xshmem core: checked-mode argument validation (checks.h).
+//
+// The checks sit on every host API call, so they stay cheap: a cached flag, compares against the
+// path state, no locks and no system calls until something is wrong.
+#include "checks.h"
+
+#include <atomic>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+
+#include <xshmem/types.h>
+
+#include "config.h"
+#include "log.h"
+#include "runtime.h"
+
+namespace xshmem::core {
+
+namespace {
+
+// -1: XSHMEM_CHECKS not read yet; then 0 or 1. Read on first use (after init has configured the
+// table), once: flipping the variable later has no effect on a running job.
+std::atomic<int> g_checks{-1};
+
+}  // namespace
+
+bool checks_enabled() {
+  int v = g_checks.load(std::memory_order_relaxed);
+  if (v < 0) {
+    v = config::get_bool("XSHMEM_CHECKS") ? 1 : 0;
+    g_checks.store(v, std::memory_order_relaxed);
+  }
+  return v != 0;
+}
+
+void check_fail(const char *call, const char *fmt, ...) {
+  char what[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof(what), fmt, ap);
+  va_end(ap);
+  char pe[16] = "-";
+  if (initialized()) snprintf(pe, sizeof(pe), "%d", state().my_pe);
+  char line[512];
+  snprintf(line, sizeof(line), "xshmem: %s: %s (pe %s)", call, what, pe);
+  fprintf(stderr, "%s\n", line);
+  fflush(stderr);
+  // fatal logs the line (at error level, to XSHMEM_LOG_FILE if set) and stops every PE.
+  fatal(XSHMEM_EXIT_CHECK, "checks", line);
+}
+
+void check_init(const char *call) {
+  if (!initialized()) [[unlikely]] {
+    check_fail(call,
+               "called before xshmem_init (or after the last xshmem_finalize); call "
+               "xshmem_init first");
+  }
+}
+
+void check_pe(const char *call, int pe) {
+  if (!checks_enabled()) return;
+  int n = state().n_pes;
+  if (pe < 0 || pe >= n) [[unlikely]] {
+    check_fail(call, "pe %d out of range [0, %d)", pe, n);
+  }
+}
+
+void check_symmetric(const char *call, const char *arg, const void *addr, size_t bytes) {
+  if (bytes == 0 || !checks_enabled()) return;
+  const dev::state_t &s = state();
+  if (!dev::in_heap(s, addr, bytes)) [[unlikely]] {
+    if (dev::in_heap(s, addr, 1)) {
+      check_fail(call,
+                 "%s %p + %zu bytes runs past the end of the symmetric heap (heap %p, %zu bytes)",
+                 arg, addr, bytes, reinterpret_cast<const void *>(s.heap_base), s.heap_size);
+    }
+    check_fail(call,
+               "%s %p is not a symmetric address (not in the symmetric heap); pass memory from "
+               "xshmem_malloc",
+               arg, addr);
+  }
+}
+
+void check_buffer(const char *call, const char *arg, const void *addr, size_t bytes) {
+  if (bytes == 0 || addr != nullptr || !checks_enabled()) return;
+  check_fail(call, "%s is NULL with nbytes %zu", arg, bytes);
+}
+
+void check_aligned(const char *call, const char *arg, const void *addr, size_t align) {
+  if (!checks_enabled()) return;
+  if (reinterpret_cast<uintptr_t>(addr) % align != 0) [[unlikely]] {
+    check_fail(call, "%s %p is misaligned for a %zu-byte element", arg, addr, align);
+  }
+}
+
+void check_cmp(const char *call, int cmp) {
+  if (!checks_enabled()) return;
+  if (cmp < XSHMEM_CMP_EQ || cmp > XSHMEM_CMP_LE) [[unlikely]] {
+    check_fail(call, "cmp %d is not a comparison operator (XSHMEM_CMP_EQ .. XSHMEM_CMP_LE)", cmp);
+  }
+}
+
+void check_sig_op(const char *call, int sig_op) {
+  if (!checks_enabled()) return;
+  if (sig_op != XSHMEM_SIGNAL_SET && sig_op != XSHMEM_SIGNAL_ADD) [[unlikely]] {
+    check_fail(call, "sig_op %d is not XSHMEM_SIGNAL_SET or XSHMEM_SIGNAL_ADD", sig_op);
+  }
+}
+
+}  // namespace xshmem::core

@@ -1,0 +1,194 @@
+// xshmem host API: RMA (put, get, p, g, iput, iget; typed, sized and mem).
+//
+// Each entry point validates its arguments (checks.h) and runs the path code of
+// <xshmem/device/rma.h>, the same code GPU threads run. The typed functions are generated from
+// the X-macro tables of <xshmem/types.h>.
+#include <cstddef>
+#include <cstdint>
+
+#include <xshmem/device/rma.h>
+#include <xshmem/xshmem.h>
+
+#include "checks.h"
+#include "runtime.h"
+
+namespace xshmem::core {
+namespace {
+
+// The element of the 128-bit sized interfaces.
+struct alignas(16) bits128_t {
+  unsigned char b[16];
+};
+
+// Validates a contiguous transfer: `sym` is the symmetric side, `local` the private buffer
+// (not checked when local_arg is NULL: p and g move a value).
+template <typename T>
+void check_contig(const char *call, const char *sym_arg, const void *sym, const char *local_arg,
+                  const void *local, size_t nelems, int pe) {
+  check_init(call);
+  if (!checks_enabled()) return;
+  check_pe(call, pe);
+  if (nelems > SIZE_MAX / sizeof(T)) {
+    check_fail(call, "nelems %zu is too large for %zu-byte elements", nelems, sizeof(T));
+  }
+  size_t bytes = nelems * sizeof(T);
+  check_symmetric(call, sym_arg, sym, bytes);
+  if (bytes != 0) check_aligned(call, sym_arg, sym, alignof(T));
+  if (local_arg != nullptr) check_buffer(call, local_arg, local, bytes);
+}
+
+// Bytes spanned by nelems elements `stride` apart (0 when nelems is 0).
+template <typename T>
+size_t strided_extent(const char *call, const char *stride_arg, ptrdiff_t stride, size_t nelems) {
+  if (nelems == 0) return 0;
+  if (stride < 1) check_fail(call, "%s %td must be >= 1", stride_arg, stride);
+  size_t span = static_cast<size_t>(stride);
+  if (nelems - 1 > (SIZE_MAX / sizeof(T) - 1) / span) {
+    check_fail(call, "nelems %zu with %s %td is too large", nelems, stride_arg, stride);
+  }
+  return ((nelems - 1) * span + 1) * sizeof(T);
+}
+
+template <typename T>
+void check_strided(const char *call, const char *sym_arg, const void *sym, ptrdiff_t sym_stride,
+                   const char *sym_stride_arg, const char *local_arg, const void *local,
+                   ptrdiff_t local_stride, const char *local_stride_arg, size_t nelems, int pe) {
+  check_init(call);
+  if (!checks_enabled()) return;
+  check_pe(call, pe);
+  size_t sym_bytes = strided_extent<T>(call, sym_stride_arg, sym_stride, nelems);
+  size_t local_bytes = strided_extent<T>(call, local_stride_arg, local_stride, nelems);
+  check_symmetric(call, sym_arg, sym, sym_bytes);
+  if (sym_bytes != 0) check_aligned(call, sym_arg, sym, alignof(T));
+  check_buffer(call, local_arg, local, local_bytes);
+}
+
+template <typename T>
+void put(const char *call, T *dest, const T *source, size_t nelems, int pe) {
+  check_contig<T>(call, "dest", dest, "source", source, nelems, pe);
+  dev::put(state(), dest, source, nelems, pe);
+}
+template <typename T>
+void put_nbi(const char *call, T *dest, const T *source, size_t nelems, int pe) {
+  check_contig<T>(call, "dest", dest, "source", source, nelems, pe);
+  dev::put_nbi(state(), dest, source, nelems, pe);
+}
+template <typename T>
+void get(const char *call, T *dest, const T *source, size_t nelems, int pe) {
+  check_contig<T>(call, "source", source, "dest", dest, nelems, pe);
+  dev::get(state(), dest, source, nelems, pe);
+}
+template <typename T>
+void get_nbi(const char *call, T *dest, const T *source, size_t nelems, int pe) {
+  check_contig<T>(call, "source", source, "dest", dest, nelems, pe);
+  dev::get_nbi(state(), dest, source, nelems, pe);
+}
+template <typename T>
+void p(const char *call, T *dest, T value, int pe) {
+  check_contig<T>(call, "dest", dest, nullptr, nullptr, 1, pe);
+  dev::p(state(), dest, value, pe);
+}
+template <typename T>
+T g(const char *call, const T *source, int pe) {
+  check_contig<T>(call, "source", source, nullptr, nullptr, 1, pe);
+  return dev::g(state(), source, pe);
+}
+template <typename T>
+void iput(const char *call, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+          int pe) {
+  check_strided<T>(call, "dest", dest, dst, "dst", "source", source, sst, "sst", nelems, pe);
+  dev::iput(state(), dest, source, dst, sst, nelems, pe);
+}
+template <typename T>
+void iget(const char *call, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+          int pe) {
+  check_strided<T>(call, "source", source, sst, "sst", "dest", dest, dst, "dst", nelems, pe);
+  dev::iget(state(), dest, source, dst, sst, nelems, pe);
+}
+
+}  // namespace
+}  // namespace xshmem::core
+
+namespace xc = xshmem::core;
+
+extern "C" {
+
+#define XSHMEM_DEF_RMA(T, N)                                                                    \
+  void xshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe) {                      \
+    xc::put<T>("xshmem_" #N "_put", dest, source, nelems, pe);                                  \
+  }                                                                                             \
+  void xshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe) {                      \
+    xc::get<T>("xshmem_" #N "_get", dest, source, nelems, pe);                                  \
+  }                                                                                             \
+  void xshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe) {                  \
+    xc::put_nbi<T>("xshmem_" #N "_put_nbi", dest, source, nelems, pe);                          \
+  }                                                                                             \
+  void xshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe) {                  \
+    xc::get_nbi<T>("xshmem_" #N "_get_nbi", dest, source, nelems, pe);                          \
+  }                                                                                             \
+  void xshmem_##N##_p(T *dest, T value, int pe) {                                               \
+    xc::p<T>("xshmem_" #N "_p", dest, value, pe);                                               \
+  }                                                                                             \
+  T xshmem_##N##_g(const T *source, int pe) {                                                   \
+    return xc::g<T>("xshmem_" #N "_g", source, pe);                                             \
+  }                                                                                             \
+  void xshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
+                         int pe) {                                                              \
+    xc::iput<T>("xshmem_" #N "_iput", dest, source, dst, sst, nelems, pe);                      \
+  }                                                                                             \
+  void xshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
+                         int pe) {                                                              \
+    xc::iget<T>("xshmem_" #N "_iget", dest, source, dst, sst, nelems, pe);                      \
+  }
+XSHMEM_RMA_TYPES(XSHMEM_DEF_RMA)
+#undef XSHMEM_DEF_RMA
+
+#define XSHMEM_DEF_SIZED(BITS, T)                                                                  \
+  void xshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe) {                   \
+    xc::put<T>("xshmem_put" #BITS, static_cast<T *>(dest), static_cast<const T *>(source), nelems, \
+               pe);                                                                                \
+  }                                                                                                \
+  void xshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe) {                   \
+    xc::get<T>("xshmem_get" #BITS, static_cast<T *>(dest), static_cast<const T *>(source), nelems, \
+               pe);                                                                                \
+  }                                                                                                \
+  void xshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) {             \
+    xc::put_nbi<T>("xshmem_put" #BITS "_nbi", static_cast<T *>(dest),                              \
+                   static_cast<const T *>(source), nelems, pe);                                    \
+  }                                                                                                \
+  void xshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) {             \
+    xc::get_nbi<T>("xshmem_get" #BITS "_nbi", static_cast<T *>(dest),                              \
+                   static_cast<const T *>(source), nelems, pe);                                    \
+  }                                                                                                \
+  void xshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,             \
+                         size_t nelems, int pe) {                                                  \
+    xc::iput<T>("xshmem_iput" #BITS, static_cast<T *>(dest), static_cast<const T *>(source), dst,  \
+                sst, nelems, pe);                                                                  \
+  }                                                                                                \
+  void xshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,             \
+                         size_t nelems, int pe) {                                                  \
+    xc::iget<T>("xshmem_iget" #BITS, static_cast<T *>(dest), static_cast<const T *>(source), dst,  \
+                sst, nelems, pe);                                                                  \
+  }
+XSHMEM_SIZED_TYPES(XSHMEM_DEF_SIZED)
+XSHMEM_DEF_SIZED(128, xc::bits128_t)
+#undef XSHMEM_DEF_SIZED
+
+void xshmem_putmem(void *dest, const void *source, size_t nbytes, int pe) {
+  xc::put<unsigned char>("xshmem_putmem", static_cast<unsigned char *>(dest),
+                         static_cast<const unsigned char *>(source), nbytes, pe);
+}
+void xshmem_getmem(void *dest, const void *source, size_t nbytes, int pe) {
+  xc::get<unsigned char>("xshmem_getmem", static_cast<unsigned char *>(dest),
+                         static_cast<const unsigned char *>(source), nbytes, pe);
+}
+void xshmem_putmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
+  xc::put_nbi<unsigned char>("xshmem_putmem_nbi", static_cast<unsigned char *>(dest),
+                             static_cast<const unsigned char *>(source), nbytes, pe);
+}
+void xshmem_getmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
+  xc::get_nbi<unsigned char>("xshmem_getmem_nbi", static_cast<unsigned char *>(dest),
+                             static_cast<const unsigned char *>(source), nbytes, pe);
+}
+
+}  // extern "C"

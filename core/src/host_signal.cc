@@ -1,0 +1,138 @@
+// xshmem host API: put-with-signal (typed, sized, mem; blocking and _nbi), signal_add/set,
+// signal_fetch and signal_wait_until, running the path code of <xshmem/device/signal.h>.
+#include <cstddef>
+#include <cstdint>
+
+#include <xshmem/device/signal.h>
+#include <xshmem/xshmem.h>
+
+#include "checks.h"
+#include "runtime.h"
+
+static_assert(XSHMEM_SIGNAL_SET == xshmem::dev::kSignalSet &&
+                  XSHMEM_SIGNAL_ADD == xshmem::dev::kSignalAdd,
+              "device signal codes differ from the public ones");
+
+namespace xshmem::core {
+namespace {
+
+struct alignas(16) bits128_t {
+  unsigned char b[16];
+};
+
+void check_sig_addr(const char *call, const uint64_t *sig_addr) {
+  check_symmetric(call, "sig_addr", sig_addr, sizeof(uint64_t));
+  check_aligned(call, "sig_addr", sig_addr, sizeof(uint64_t));
+}
+
+template <typename T>
+void put_signal(const char *call, bool nbi, T *dest, const T *source, size_t nelems,
+                uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  check_init(call);
+  if (checks_enabled()) {
+    check_pe(call, pe);
+    if (nelems > SIZE_MAX / sizeof(T)) {
+      check_fail(call, "nelems %zu is too large for %zu-byte elements", nelems, sizeof(T));
+    }
+    size_t bytes = nelems * sizeof(T);
+    check_symmetric(call, "dest", dest, bytes);
+    if (bytes != 0) check_aligned(call, "dest", dest, alignof(T));
+    check_buffer(call, "source", source, bytes);
+    check_sig_addr(call, sig_addr);
+    check_sig_op(call, sig_op);
+    auto d = reinterpret_cast<uintptr_t>(dest);
+    auto sg = reinterpret_cast<uintptr_t>(sig_addr);
+    if (bytes != 0 && sg + sizeof(uint64_t) > d && sg < d + bytes) {
+      check_fail(call, "sig_addr %p overlaps dest %p + %zu bytes", static_cast<void *>(sig_addr),
+                 static_cast<void *>(dest), bytes);
+    }
+  }
+  if (nbi) {
+    dev::put_signal_nbi(state(), dest, source, nelems, sig_addr, signal, sig_op, pe);
+  } else {
+    dev::put_signal(state(), dest, source, nelems, sig_addr, signal, sig_op, pe);
+  }
+}
+
+}  // namespace
+}  // namespace xshmem::core
+
+namespace xc = xshmem::core;
+namespace xd = xshmem::dev;
+
+extern "C" {
+
+#define XSHMEM_DEF_SIG(T, N)                                                                     \
+  void xshmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,      \
+                               uint64_t signal, int sig_op, int pe) {                            \
+    xc::put_signal<T>("xshmem_" #N "_put_signal", false, dest, source, nelems, sig_addr, signal, \
+                      sig_op, pe);                                                               \
+  }                                                                                              \
+  void xshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,  \
+                                   uint64_t signal, int sig_op, int pe) {                        \
+    xc::put_signal<T>("xshmem_" #N "_put_signal_nbi", true, dest, source, nelems, sig_addr,      \
+                      signal, sig_op, pe);                                                       \
+  }
+XSHMEM_RMA_TYPES(XSHMEM_DEF_SIG)
+#undef XSHMEM_DEF_SIG
+
+#define XSHMEM_DEF_SIG_SIZED(BITS, T)                                                           \
+  void xshmem_put##BITS##_signal(void *dest, const void *source, size_t nelems,                 \
+                                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {     \
+    xc::put_signal<T>("xshmem_put" #BITS "_signal", false, static_cast<T *>(dest),              \
+                      static_cast<const T *>(source), nelems, sig_addr, signal, sig_op, pe);    \
+  }                                                                                             \
+  void xshmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems,             \
+                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
+    xc::put_signal<T>("xshmem_put" #BITS "_signal_nbi", true, static_cast<T *>(dest),           \
+                      static_cast<const T *>(source), nelems, sig_addr, signal, sig_op, pe);    \
+  }
+XSHMEM_SIZED_TYPES(XSHMEM_DEF_SIG_SIZED)
+XSHMEM_DEF_SIG_SIZED(128, xc::bits128_t)
+#undef XSHMEM_DEF_SIG_SIZED
+
+void xshmem_putmem_signal(void *dest, const void *source, size_t nbytes, uint64_t *sig_addr,
+                          uint64_t signal, int sig_op, int pe) {
+  xc::put_signal<unsigned char>("xshmem_putmem_signal", false, static_cast<unsigned char *>(dest),
+                                static_cast<const unsigned char *>(source), nbytes, sig_addr,
+                                signal, sig_op, pe);
+}
+void xshmem_putmem_signal_nbi(void *dest, const void *source, size_t nbytes, uint64_t *sig_addr,
+                              uint64_t signal, int sig_op, int pe) {
+  xc::put_signal<unsigned char>(
+      "xshmem_putmem_signal_nbi", true, static_cast<unsigned char *>(dest),
+      static_cast<const unsigned char *>(source), nbytes, sig_addr, signal, sig_op, pe);
+}
+
+void xshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe) {
+  const char *call = "xshmem_signal_add";
+  xc::check_init(call);
+  xc::check_pe(call, pe);
+  xc::check_sig_addr(call, sig_addr);
+  xd::signal_op(xc::state(), sig_addr, signal, xd::kSignalAdd, pe);
+}
+
+void xshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe) {
+  const char *call = "xshmem_signal_set";
+  xc::check_init(call);
+  xc::check_pe(call, pe);
+  xc::check_sig_addr(call, sig_addr);
+  xd::signal_op(xc::state(), sig_addr, signal, xd::kSignalSet, pe);
+}
+
+uint64_t xshmem_signal_fetch(const uint64_t *sig_addr) {
+  const char *call = "xshmem_signal_fetch";
+  xc::check_init(call);
+  xc::check_sig_addr(call, sig_addr);
+  return xd::signal_fetch(sig_addr);
+}
+
+uint64_t xshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
+  const char *call = "xshmem_signal_wait_until";
+  xc::check_init(call);
+  xc::check_sig_addr(call, sig_addr);
+  xc::check_cmp(call, cmp);
+  return xd::signal_wait_until(sig_addr, cmp, cmp_value);
+}
+
+}  // extern "C"

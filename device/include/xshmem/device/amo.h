@@ -1,0 +1,109 @@
+// xshmem device API: remote atomics dispatched per peer over the data paths.
+//
+// Atomic with respect to other atomics and to wait/test on the same location. Unordered with
+// other operations unless separated by fence/quiet. Fetching forms return the old value.
+#ifndef XSHMEM_DEVICE_AMO_H
+#define XSHMEM_DEVICE_AMO_H
+
+#include <xshmem/device/lsa.h>
+#include <xshmem/device/ops.h>
+#include <xshmem/device/state.h>
+
+namespace xshmem::dev {
+
+// The atomic operations, as one code for the dispatcher.
+enum class amo_op { fetch, set, swap, compare_swap, fetch_add, fetch_and, fetch_or, fetch_xor };
+
+// Runs `op` on symmetric `dest` at `pe`: value is the operand, cond the compare_swap condition.
+// Returns the old value (meaningless for set).
+template <amo_op Op, typename T>
+XSHMEM_HD_INLINE T amo(const state_t &s, T *dest, T value, T cond, int pe) {
+  switch (s.peers[pe].path) {
+    case XSHMEM_PATH_LSA: {
+      T *r = lsa_addr(s, dest, pe);
+      if constexpr (Op == amo_op::fetch) {
+        return lsa::fetch(r);
+      } else if constexpr (Op == amo_op::set) {
+        lsa::set(r, value);
+        return value;
+      } else if constexpr (Op == amo_op::swap) {
+        return lsa::swap(r, value);
+      } else if constexpr (Op == amo_op::compare_swap) {
+        return lsa::compare_swap(r, cond, value);
+      } else if constexpr (Op == amo_op::fetch_add) {
+        return lsa::fetch_add(r, value);
+      } else if constexpr (Op == amo_op::fetch_and) {
+        return lsa::fetch_and(r, value);
+      } else if constexpr (Op == amo_op::fetch_or) {
+        return lsa::fetch_or(r, value);
+      } else {
+        static_assert(Op == amo_op::fetch_xor);
+        return lsa::fetch_xor(r, value);
+      }
+    }
+    default:
+      unreachable_path(s, pe);
+      return T{};
+  }
+}
+
+template <typename T>
+XSHMEM_HD_INLINE T atomic_fetch(const state_t &s, const T *source, int pe) {
+  return amo<amo_op::fetch>(s, const_cast<T *>(source), T{}, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void atomic_set(const state_t &s, T *dest, T value, int pe) {
+  amo<amo_op::set>(s, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_swap(const state_t &s, T *dest, T value, int pe) {
+  return amo<amo_op::swap>(s, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_compare_swap(const state_t &s, T *dest, T cond, T value, int pe) {
+  return amo<amo_op::compare_swap>(s, dest, value, cond, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_fetch_add(const state_t &s, T *dest, T value, int pe) {
+  return amo<amo_op::fetch_add>(s, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void atomic_add(const state_t &s, T *dest, T value, int pe) {
+  amo<amo_op::fetch_add>(s, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_fetch_inc(const state_t &s, T *dest, int pe) {
+  return amo<amo_op::fetch_add>(s, dest, T{1}, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void atomic_inc(const state_t &s, T *dest, int pe) {
+  amo<amo_op::fetch_add>(s, dest, T{1}, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_fetch_and(const state_t &s, T *dest, T value, int pe) {
+  return amo<amo_op::fetch_and>(s, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void atomic_and(const state_t &s, T *dest, T value, int pe) {
+  amo<amo_op::fetch_and>(s, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_fetch_or(const state_t &s, T *dest, T value, int pe) {
+  return amo<amo_op::fetch_or>(s, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void atomic_or(const state_t &s, T *dest, T value, int pe) {
+  amo<amo_op::fetch_or>(s, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_fetch_xor(const state_t &s, T *dest, T value, int pe) {
+  return amo<amo_op::fetch_xor>(s, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void atomic_xor(const state_t &s, T *dest, T value, int pe) {
+  amo<amo_op::fetch_xor>(s, dest, value, T{}, pe);
+}
+
+}  // namespace xshmem::dev
+
+#endif  // XSHMEM_DEVICE_AMO_H

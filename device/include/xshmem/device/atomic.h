@@ -1,0 +1,193 @@
+// xshmem device API: system-scope atomics, fences and wait back-off for host and device code.
+//
+// Compiled by nvcc these are libcu++ atomics at thread_scope_system (visible to the CPU, to other
+// GPUs and to NICs); compiled by a host compiler they are std::atomic_ref. Every operation takes
+// a plain pointer into memory that other PEs may access (a mapped peer heap or the own heap).
+//
+// Integer types of 1, 2, 4 and 8 bytes are operated on directly. float and double go through
+// the unsigned integer of the same size, bit-cast, so NaN payloads, -0.0 and denormals survive
+// fetch/set/swap bit for bit, and compare_swap compares bit patterns. Addresses must be aligned
+// to the operand size.
+#ifndef XSHMEM_DEVICE_ATOMIC_H
+#define XSHMEM_DEVICE_ATOMIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <type_traits>
+
+#include <xshmem/device/state.h>
+
+#if defined(__CUDACC__)
+#include <cuda/atomic>
+#else
+#include <sched.h>
+
+#include <atomic>
+#endif
+
+namespace xshmem::dev::atomic {
+
+#if defined(__CUDACC__)
+namespace ns = cuda::std;
+template <typename U>
+using ref_t = cuda::atomic_ref<U, cuda::thread_scope_system>;
+#else
+namespace ns = std;
+template <typename U>
+using ref_t = std::atomic_ref<U>;
+#endif
+using order_t = ns::memory_order;
+inline constexpr order_t relaxed = ns::memory_order_relaxed;
+inline constexpr order_t acquire = ns::memory_order_acquire;
+inline constexpr order_t release = ns::memory_order_release;
+inline constexpr order_t acq_rel = ns::memory_order_acq_rel;
+inline constexpr order_t seq_cst = ns::memory_order_seq_cst;
+
+// The unsigned integer with the size of T.
+template <size_t N>
+struct uint_of;
+template <>
+struct uint_of<1> {
+  using type = uint8_t;
+};
+template <>
+struct uint_of<2> {
+  using type = uint16_t;
+};
+template <>
+struct uint_of<4> {
+  using type = uint32_t;
+};
+template <>
+struct uint_of<8> {
+  using type = uint64_t;
+};
+
+// The type an atomic on T really operates on: T itself for integers, the same-size unsigned
+// integer for floating point.
+template <typename T>
+using repr_t = std::conditional_t<std::is_integral_v<T>, T, typename uint_of<sizeof(T)>::type>;
+
+// Whether T can be accessed atomically (1/2/4/8-byte integers, float, double).
+template <typename T>
+inline constexpr bool is_atomic_type_v = (std::is_integral_v<T> || std::is_floating_point_v<T>)&&(
+    sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
+
+template <typename To, typename From>
+XSHMEM_HD_INLINE To bits(From v) {
+  static_assert(sizeof(To) == sizeof(From), "bit cast between different sizes");
+  return __builtin_bit_cast(To, v);
+}
+
+template <typename T>
+XSHMEM_HD_INLINE ref_t<repr_t<T>> ref(T *addr) {
+  static_assert(is_atomic_type_v<T>, "atomics need a 1, 2, 4 or 8-byte integer, float or double");
+  return ref_t<repr_t<T>>(*reinterpret_cast<repr_t<T> *>(addr));
+}
+
+template <typename T>
+XSHMEM_HD_INLINE T load(const T *addr, order_t order = relaxed) {
+  return bits<T>(ref(const_cast<T *>(addr)).load(order));
+}
+template <typename T>
+XSHMEM_HD_INLINE T load_acquire(const T *addr) {
+  return load(addr, acquire);
+}
+template <typename T>
+XSHMEM_HD_INLINE void store(T *addr, T value, order_t order = relaxed) {
+  ref(addr).store(bits<repr_t<T>>(value), order);
+}
+template <typename T>
+XSHMEM_HD_INLINE void store_release(T *addr, T value) {
+  store(addr, value, release);
+}
+template <typename T>
+XSHMEM_HD_INLINE T exchange(T *addr, T value, order_t order = relaxed) {
+  return bits<T>(ref(addr).exchange(bits<repr_t<T>>(value), order));
+}
+// Stores `value` if *addr equals `expected` (bitwise); returns the old value either way.
+template <typename T>
+XSHMEM_HD_INLINE T compare_swap(T *addr, T expected, T value, order_t order = relaxed) {
+  repr_t<T> old = bits<repr_t<T>>(expected);
+  ref(addr).compare_exchange_strong(old, bits<repr_t<T>>(value), order, relaxed);
+  return bits<T>(old);
+}
+template <typename T>
+XSHMEM_HD_INLINE T fetch_add(T *addr, T value, order_t order = relaxed) {
+  static_assert(std::is_integral_v<T>, "fetch_add is for integers");
+  return ref(addr).fetch_add(value, order);
+}
+template <typename T>
+XSHMEM_HD_INLINE T fetch_and(T *addr, T value, order_t order = relaxed) {
+  static_assert(std::is_integral_v<T>, "fetch_and is for integers");
+  return ref(addr).fetch_and(value, order);
+}
+template <typename T>
+XSHMEM_HD_INLINE T fetch_or(T *addr, T value, order_t order = relaxed) {
+  static_assert(std::is_integral_v<T>, "fetch_or is for integers");
+  return ref(addr).fetch_or(value, order);
+}
+template <typename T>
+XSHMEM_HD_INLINE T fetch_xor(T *addr, T value, order_t order = relaxed) {
+  static_assert(std::is_integral_v<T>, "fetch_xor is for integers");
+  return ref(addr).fetch_xor(value, order);
+}
+
+// Orders this thread's earlier stores (plain or atomic, to any PE) before its later ones, and
+// earlier loads before later accesses. On x86 a release fence is only a compiler barrier, which
+// does not order the non-temporal stores glibc's memcpy uses for large copies: sfence does.
+XSHMEM_HD_INLINE void fence() {
+#if defined(__CUDA_ARCH__)
+  cuda::atomic_thread_fence(acq_rel, cuda::thread_scope_system);
+#else
+  ns::atomic_thread_fence(acq_rel);
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_sfence();
+#endif
+#endif
+}
+
+// Completes this thread's earlier memory accesses before any later one (sequentially
+// consistent; on x86 an mfence, which also drains non-temporal stores).
+XSHMEM_HD_INLINE void quiet() {
+#if defined(__CUDA_ARCH__)
+  cuda::atomic_thread_fence(seq_cst, cuda::thread_scope_system);
+#else
+  ns::atomic_thread_fence(seq_cst);
+#endif
+}
+
+// Back-off for wait loops: spins briefly, then gives the core away. CI runs 8-16 PEs on 2 cores,
+// so a host PE that only spins starves the PE it is waiting for.
+class backoff {
+ public:
+  XSHMEM_HD_INLINE void operator()() {
+#if defined(__CUDA_ARCH__)
+    // n_ is the sleep in ns, doubling up to kMaxSleepNs.
+    if (n_ < kMinSleepNs) n_ = kMinSleepNs;
+    __nanosleep(n_);
+    if (n_ < kMaxSleepNs) n_ *= 2;
+#else
+    // n_ counts spins before yielding.
+    if (n_ < kSpins) {
+      ++n_;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    } else {
+      sched_yield();
+    }
+#endif
+  }
+
+ private:
+  static constexpr unsigned kMinSleepNs = 32;
+  static constexpr unsigned kMaxSleepNs = 1024;
+  static constexpr unsigned kSpins = 64;
+  unsigned n_ = 0;
+};
+
+}  // namespace xshmem::dev::atomic
+
+#endif  // XSHMEM_DEVICE_ATOMIC_H

@@ -1,0 +1,73 @@
+// xshmem device API: put-with-signal and signal operations dispatched per peer.
+//
+// A signal is a uint64_t symmetric word. put_signal moves the data, then updates the signal
+// (kSignalSet: store, kSignalAdd: atomic add) ordered after the data, so a PE that observes the
+// update sees the data. A zero-length put_signal still updates the signal.
+#ifndef XSHMEM_DEVICE_SIGNAL_H
+#define XSHMEM_DEVICE_SIGNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xshmem/device/atomic.h>
+#include <xshmem/device/lsa.h>
+#include <xshmem/device/ops.h>
+#include <xshmem/device/p2p.h>
+#include <xshmem/device/state.h>
+
+namespace xshmem::dev {
+
+XSHMEM_HD_INLINE void putmem_signal(const state_t &s, void *dest, const void *source, size_t nbytes,
+                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  switch (s.peers[pe].path) {
+    case XSHMEM_PATH_LSA:
+      lsa::put_signal(lsa_addr(s, dest, pe), source, nbytes, lsa_addr(s, sig_addr, pe), signal,
+                      sig_op);
+      return;
+    default:
+      unreachable_path(s, pe);
+  }
+}
+// Non-blocking: complete at the next quiet (LSA: on return).
+XSHMEM_HD_INLINE void putmem_signal_nbi(const state_t &s, void *dest, const void *source,
+                                        size_t nbytes, uint64_t *sig_addr, uint64_t signal,
+                                        int sig_op, int pe) {
+  putmem_signal(s, dest, source, nbytes, sig_addr, signal, sig_op, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void put_signal(const state_t &s, T *dest, const T *source, size_t nelems,
+                                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  putmem_signal(s, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void put_signal_nbi(const state_t &s, T *dest, const T *source, size_t nelems,
+                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  putmem_signal_nbi(s, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe);
+}
+
+// Updates the signal at `pe` alone, ordered after this thread's earlier stores to `pe`
+// (signal_add / signal_set).
+XSHMEM_HD_INLINE void signal_op(const state_t &s, uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                int pe) {
+  switch (s.peers[pe].path) {
+    case XSHMEM_PATH_LSA:
+      lsa::signal(lsa_addr(s, sig_addr, pe), signal, sig_op);
+      return;
+    default:
+      unreachable_path(s, pe);
+  }
+}
+
+// Reads the local signal atomically.
+XSHMEM_HD_INLINE uint64_t signal_fetch(const uint64_t *sig_addr) {
+  return atomic::load_acquire(sig_addr);
+}
+
+// Waits until the local signal satisfies cmp against value; returns the value seen.
+XSHMEM_HD_INLINE uint64_t signal_wait_until(const uint64_t *sig_addr, int cmp, uint64_t value) {
+  return wait_until(sig_addr, cmp, value);
+}
+
+}  // namespace xshmem::dev
+
+#endif  // XSHMEM_DEVICE_SIGNAL_H
