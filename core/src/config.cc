@@ -1,0 +1,592 @@
+// xshmem core: the one configuration table.
+#include "config.h"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+#include "log.h"
+
+extern char **environ;
+
+namespace xshmem::config {
+namespace {
+
+// The core's own variables. Plugins add theirs through register_entries.
+const xshmem_config_entry_v1_t kCoreEntries[] = {
+    {"XSHMEM_LOG_LEVEL", XSHMEM_CONFIG_ENUM, "warn", "error,warn,info,debug,trace",
+     "Most verbose log level printed; info shows the transport chosen for each peer."},
+    {"XSHMEM_LOG_SUBSYS", XSHMEM_CONFIG_LIST, "", nullptr,
+     "Subsystems whose log lines are shown (core, plugins, config, a plugin's name, ...); "
+     "^a,b hides a and b, empty shows all; errors are always shown."},
+    {"XSHMEM_LOG_FILE", XSHMEM_CONFIG_STRING, "", nullptr,
+     "File the log is appended to instead of stderr; %h is replaced by the host name and %p by "
+     "the process id."},
+    {"XSHMEM_PLUGIN_PATH", XSHMEM_CONFIG_STRING, "", nullptr,
+     "Colon-separated folders searched for transport and bootstrap plugins before the built-in "
+     "plugin folder."},
+    {"XSHMEM_BOOTSTRAP", XSHMEM_CONFIG_STRING, "", nullptr,
+     "Bootstrap plugin that starts the job (tcp, mpi, pmix, ...); empty detects it from the "
+     "launcher's environment."},
+    {"XSHMEM_TRANSPORTS", XSHMEM_CONFIG_LIST, "", nullptr,
+     "Transports allowed to reach peers (nvlink, ibgda, libfabric, hostshm, ...); ^a,b excludes "
+     "a and b, empty allows every transport found."},
+    {"XSHMEM_SYMMETRIC_SIZE", XSHMEM_CONFIG_SIZE, "1G", nullptr,
+     "Bytes of symmetric heap reserved on each PE; raise it when xshmem_malloc runs out of "
+     "space."},
+    {"XSHMEM_HEAP", XSHMEM_CONFIG_ENUM, "auto", "auto,host,device",
+     "Where the symmetric heap lives: device (GPU memory), host (shared host memory, CPU PEs), or "
+     "auto (device when a GPU is usable)."},
+    {"XSHMEM_CHECKS", XSHMEM_CONFIG_BOOL, "1", nullptr,
+     "Validate API arguments and stop the job with a diagnostic on misuse; turn off only for "
+     "benchmarks of correct programs."},
+    {"XSHMEM_INIT_TIMEOUT", XSHMEM_CONFIG_DURATION, "60s", nullptr,
+     "Longest time xshmem_init waits for the other PEs of the job before failing."},
+};
+
+struct Entry {
+  std::string name;
+  xshmem_config_type_t type;
+  std::string default_value;
+  std::string choices;  // empty: none
+  std::string doc;
+  std::string owner;
+};
+
+struct Registry {
+  std::mutex mu;
+  std::vector<Entry> entries;
+  std::set<std::string> warned;  // "name=value" already warned about
+};
+
+thread_local std::vector<std::string> t_owner_scopes;
+
+std::string trim(const std::string &s) {
+  size_t b = s.find_first_not_of(" \t\n\r");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\n\r");
+  return s.substr(b, e - b + 1);
+}
+
+std::string lower(std::string s) {
+  for (char &c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<std::string> split_words(const std::string &text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    std::string w = trim(text.substr(pos, comma - pos));
+    if (!w.empty()) out.push_back(w);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+const char *type_name(xshmem_config_type_t t) {
+  switch (t) {
+    case XSHMEM_CONFIG_BOOL:
+      return "bool";
+    case XSHMEM_CONFIG_INT:
+      return "int";
+    case XSHMEM_CONFIG_SIZE:
+      return "size";
+    case XSHMEM_CONFIG_STRING:
+      return "string";
+    case XSHMEM_CONFIG_ENUM:
+      return "enum";
+    case XSHMEM_CONFIG_LIST:
+      return "list";
+    case XSHMEM_CONFIG_DURATION:
+      return "duration";
+  }
+  return "?";
+}
+
+// The canonical choice matching `word` (case-insensitive), or "".
+std::string match_choice(const std::string &choices, const std::string &word) {
+  for (const std::string &c : split_words(choices))
+    if (strcasecmp(c.c_str(), word.c_str()) == 0) return lower(c);
+  return "";
+}
+
+// Empty when `text` is a valid value of entry `e`, else what was expected.
+std::string check_value(const Entry &e, const std::string &text) {
+  switch (e.type) {
+    case XSHMEM_CONFIG_BOOL:
+      if (parse_bool(text)) return "";
+      return "a boolean (1/0, y/n, yes/no, on/off, true/false)";
+    case XSHMEM_CONFIG_INT:
+      if (parse_int(text)) return "";
+      return "a decimal integer";
+    case XSHMEM_CONFIG_SIZE:
+      if (parse_size(text)) return "";
+      return "a size in bytes with an optional K, M, G or T suffix (for example 4096, 64K, 2G)";
+    case XSHMEM_CONFIG_DURATION:
+      if (parse_duration_ms(text)) return "";
+      return "a duration in seconds with an optional ms, s or m suffix (for example 500ms, 30s, "
+             "2m)";
+    case XSHMEM_CONFIG_ENUM:
+      if (!match_choice(e.choices, trim(text)).empty()) return "";
+      return "one of " + e.choices;
+    case XSHMEM_CONFIG_STRING:
+    case XSHMEM_CONFIG_LIST:
+      return "";
+  }
+  return "a known type";
+}
+
+Registry &registry() {
+  // Never destroyed: plugins may read configuration from static destructors at exit.
+  static Registry *r = [] {
+    auto *reg = new Registry;
+    for (const auto &c : kCoreEntries)
+      reg->entries.push_back(
+          {c.name, c.type, c.default_value, c.choices ? c.choices : "", c.doc, "core"});
+    return reg;
+  }();
+  return *r;
+}
+
+std::optional<Entry> find_entry(const char *name) {
+  if (name == nullptr) return std::nullopt;
+  Registry &r = registry();
+  std::lock_guard lock(r.mu);
+  for (const Entry &e : r.entries)
+    if (e.name == name) return e;
+  return std::nullopt;
+}
+
+struct Resolved {
+  std::string text;  // the effective value
+  bool from_env = false;
+  std::string env;     // the environment's text when set
+  std::string expect;  // non-empty: the environment's value is invalid
+};
+
+Resolved resolve(const Entry &e, bool warn) {
+  Resolved res;
+  res.text = e.default_value;
+  const char *raw = getenv(e.name.c_str());
+  std::string env = raw ? trim(raw) : "";
+  if (env.empty()) return res;  // set but empty means the same as unset
+  res.env = env;
+  res.expect = check_value(e, env);
+  if (res.expect.empty()) {
+    res.text = env;
+    res.from_env = true;
+    return res;
+  }
+  if (warn) {
+    Registry &r = registry();
+    bool first;
+    {
+      std::lock_guard lock(r.mu);
+      first = r.warned.insert(e.name + "=" + env).second;
+    }
+    if (first)
+      XLOG_WARN("config", "invalid value '%s' for %s: expected %s; using the default '%s'",
+                env.c_str(), e.name.c_str(), res.expect.c_str(), e.default_value.c_str());
+  }
+  return res;
+}
+
+// Looks `name` up and checks that its type is one of `types`; logs the programming error.
+std::optional<Entry> lookup(const char *name, std::initializer_list<xshmem_config_type_t> types,
+                            const char *getter) {
+  std::optional<Entry> e = find_entry(name);
+  if (!e) {
+    XLOG_ERROR("config", "%s(%s): no such configuration variable (add it to a config table)",
+               getter, name ? name : "(null)");
+    return std::nullopt;
+  }
+  if (std::find(types.begin(), types.end(), e->type) == types.end()) {
+    XLOG_ERROR("config", "%s(%s): the variable is of type %s (a bug in the caller)", getter, name,
+               type_name(e->type));
+    return std::nullopt;
+  }
+  return e;
+}
+
+size_t levenshtein(const std::string &a, const std::string &b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+// ---- Registration --------------------------------------------------------------------------
+
+OwnerScope::OwnerScope(const char *owner) {
+  t_owner_scopes.push_back(owner ? owner : "core");
+}
+OwnerScope::~OwnerScope() {
+  t_owner_scopes.pop_back();
+}
+
+Status register_entries(const xshmem_config_entry_v1_t *entries, size_t n, const char *owner) {
+  std::string who = owner ? owner : "core";
+  if ((owner == nullptr || who == "core") && !t_owner_scopes.empty()) who = t_owner_scopes.back();
+  if (n > 0 && entries == nullptr) {
+    XLOG_ERROR("config", "%s registered %zu entries from a null table", who.c_str(), n);
+    return XSHMEM_ERR_INVALID;
+  }
+  std::vector<Entry> batch;
+  for (size_t i = 0; i < n; ++i) {
+    const xshmem_config_entry_v1_t &c = entries[i];
+    const char *name = c.name ? c.name : "(null)";
+    std::string why;
+    Entry e{name,
+            c.type,
+            c.default_value ? c.default_value : "",
+            c.choices ? c.choices : "",
+            c.doc ? c.doc : "",
+            who};
+    if (c.name == nullptr || strncmp(c.name, "XSHMEM_", 7) != 0 || strlen(c.name) == 7) {
+      why = "the name must start with XSHMEM_";
+    } else if (c.type < XSHMEM_CONFIG_BOOL || c.type > XSHMEM_CONFIG_DURATION) {
+      why = "unknown type " + std::to_string(static_cast<int>(c.type));
+    } else if (c.type == XSHMEM_CONFIG_ENUM && split_words(e.choices).empty()) {
+      why = "an enum needs choices";
+    } else if (std::string expect = check_value(e, e.default_value); !expect.empty()) {
+      why = "default '" + e.default_value + "' is not " + expect;
+    } else {
+      for (const Entry &b : batch)
+        if (b.name == e.name) why = "the name appears twice in the table";
+    }
+    if (!why.empty()) {
+      XLOG_ERROR("config", "cannot register %s for %s: %s", name, who.c_str(), why.c_str());
+      return XSHMEM_ERR_INVALID;
+    }
+    batch.push_back(std::move(e));
+  }
+
+  Registry &r = registry();
+  std::lock_guard lock(r.mu);
+  for (const Entry &e : batch) {
+    for (const Entry &old : r.entries) {
+      if (old.name == e.name && old.owner != who) {
+        XLOG_ERROR("config", "cannot register %s for %s: it is already registered by %s",
+                   e.name.c_str(), who.c_str(), old.owner.c_str());
+        return XSHMEM_ERR_INVALID;
+      }
+    }
+  }
+  for (Entry &e : batch) {
+    auto it = std::find_if(r.entries.begin(), r.entries.end(),
+                           [&](const Entry &old) { return old.name == e.name; });
+    if (it != r.entries.end())
+      *it = std::move(e);
+    else
+      r.entries.push_back(std::move(e));
+  }
+  return XSHMEM_SUCCESS;
+}
+
+void unregister_owner(const char *owner) {
+  if (owner == nullptr) return;
+  Registry &r = registry();
+  std::lock_guard lock(r.mu);
+  std::erase_if(r.entries, [&](const Entry &e) { return e.owner == owner; });
+}
+
+// ---- Parsers -------------------------------------------------------------------------------
+
+std::optional<uint64_t> parse_size(const std::string &text) {
+  std::string s = lower(trim(text));
+  size_t i = 0;
+  uint64_t v = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+    uint64_t d = static_cast<uint64_t>(s[i] - '0');
+    if (v > (UINT64_MAX - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+    ++i;
+  }
+  if (i == 0) return std::nullopt;
+  std::string suffix = trim(s.substr(i));
+  if (!suffix.empty() && suffix.back() == 'b') suffix.pop_back();
+  int shift;
+  if (suffix.empty())
+    shift = 0;
+  else if (suffix == "k")
+    shift = 10;
+  else if (suffix == "m")
+    shift = 20;
+  else if (suffix == "g")
+    shift = 30;
+  else if (suffix == "t")
+    shift = 40;
+  else
+    return std::nullopt;
+  if (shift > 0 && v > (UINT64_MAX >> shift)) return std::nullopt;
+  return v << shift;
+}
+
+std::optional<bool> parse_bool(const std::string &text) {
+  std::string s = lower(trim(text));
+  if (s == "1" || s == "y" || s == "yes" || s == "on" || s == "true") return true;
+  if (s == "0" || s == "n" || s == "no" || s == "off" || s == "false") return false;
+  return std::nullopt;
+}
+
+std::optional<int64_t> parse_int(const std::string &text) {
+  std::string s = trim(text);
+  if (s.empty()) return std::nullopt;
+  errno = 0;
+  char *end = nullptr;
+  long long v = strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || end == s.c_str() || *end != '\0') return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
+std::optional<int64_t> parse_duration_ms(const std::string &text) {
+  std::string s = lower(trim(text));
+  size_t i = 0;
+  int64_t whole = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+    if (whole > (INT64_MAX - 9) / 10) return std::nullopt;
+    whole = whole * 10 + (s[i] - '0');
+    ++i;
+  }
+  bool any_digit = i > 0;
+  int64_t frac = 0, frac_scale = 1;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+      if (frac_scale < 1000000000) {  // digits past the ninth cannot matter at ms resolution
+        frac = frac * 10 + (s[i] - '0');
+        frac_scale *= 10;
+      }
+      any_digit = true;
+      ++i;
+    }
+  }
+  if (!any_digit) return std::nullopt;
+  std::string suffix = trim(s.substr(i));
+  int64_t mult;
+  if (suffix.empty() || suffix == "s")
+    mult = 1000;
+  else if (suffix == "ms")
+    mult = 1;
+  else if (suffix == "m")
+    mult = 60000;
+  else
+    return std::nullopt;
+  if (whole > INT64_MAX / mult - 1) return std::nullopt;
+  return whole * mult + (frac * mult + frac_scale / 2) / frac_scale;
+}
+
+ListSpec parse_list(const std::string &text) {
+  ListSpec spec;
+  std::string s = trim(text);
+  if (!s.empty() && s[0] == '^') {
+    spec.exclude = true;
+    s.erase(0, 1);
+  }
+  for (std::string w : split_words(s)) {
+    if (w[0] == '^') w = trim(w.substr(1));  // tolerate "^a,^b"
+    if (!w.empty()) spec.words.push_back(lower(w));
+  }
+  return spec;
+}
+
+bool ListSpec::selects(const std::string &word) const {
+  bool listed = false;
+  for (const std::string &w : words)
+    if (strcasecmp(w.c_str(), word.c_str()) == 0) listed = true;
+  if (exclude) return !listed;
+  return words.empty() || listed;
+}
+
+// ---- Getters -------------------------------------------------------------------------------
+
+std::string get_string(const char *name) {
+  std::optional<Entry> e = find_entry(name);
+  if (!e) {
+    XLOG_ERROR("config",
+               "get_string(%s): no such configuration variable (add it to a config "
+               "table)",
+               name ? name : "(null)");
+    return "";
+  }
+  return resolve(*e, true).text;
+}
+
+int64_t get_int(const char *name) {
+  std::optional<Entry> e = lookup(
+      name, {XSHMEM_CONFIG_INT, XSHMEM_CONFIG_SIZE, XSHMEM_CONFIG_DURATION, XSHMEM_CONFIG_BOOL},
+      "get_int");
+  if (!e) return 0;
+  std::string text = resolve(*e, true).text;
+  switch (e->type) {
+    case XSHMEM_CONFIG_SIZE: {
+      uint64_t v = parse_size(text).value_or(0);
+      return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
+    }
+    case XSHMEM_CONFIG_DURATION:
+      return parse_duration_ms(text).value_or(0);
+    case XSHMEM_CONFIG_BOOL:
+      return parse_bool(text).value_or(false) ? 1 : 0;
+    default:
+      return parse_int(text).value_or(0);
+  }
+}
+
+uint64_t get_size(const char *name) {
+  std::optional<Entry> e = lookup(name, {XSHMEM_CONFIG_SIZE, XSHMEM_CONFIG_INT}, "get_size");
+  if (!e) return 0;
+  std::string text = resolve(*e, true).text;
+  if (e->type == XSHMEM_CONFIG_INT) {
+    int64_t v = parse_int(text).value_or(0);
+    return v < 0 ? 0 : static_cast<uint64_t>(v);
+  }
+  return parse_size(text).value_or(0);
+}
+
+bool get_bool(const char *name) {
+  std::optional<Entry> e = lookup(name, {XSHMEM_CONFIG_BOOL}, "get_bool");
+  if (!e) return false;
+  return parse_bool(resolve(*e, true).text).value_or(false);
+}
+
+int64_t get_duration_ms(const char *name) {
+  std::optional<Entry> e = lookup(name, {XSHMEM_CONFIG_DURATION}, "get_duration_ms");
+  if (!e) return 0;
+  return parse_duration_ms(resolve(*e, true).text).value_or(0);
+}
+
+std::string get_enum(const char *name) {
+  std::optional<Entry> e = lookup(name, {XSHMEM_CONFIG_ENUM}, "get_enum");
+  if (!e) return "";
+  return match_choice(e->choices, trim(resolve(*e, true).text));
+}
+
+ListSpec get_list_spec(const char *name) {
+  std::optional<Entry> e = lookup(name, {XSHMEM_CONFIG_LIST}, "get_list_spec");
+  if (!e) return {};
+  return parse_list(resolve(*e, true).text);
+}
+
+std::vector<std::string> get_list(const char *name) {
+  std::optional<Entry> e = lookup(name, {XSHMEM_CONFIG_LIST}, "get_list");
+  if (!e) return {};
+  ListSpec spec = parse_list(resolve(*e, true).text);
+  std::vector<std::string> out;
+  if (e->choices.empty()) {
+    for (const std::string &w : spec.words) out.push_back(spec.exclude ? "^" + w : w);
+    return out;
+  }
+  std::vector<std::string> choices;
+  for (const std::string &c : split_words(e->choices)) choices.push_back(lower(c));
+  for (const std::string &w : spec.words) {
+    if (std::find(choices.begin(), choices.end(), w) != choices.end()) continue;
+    Registry &r = registry();
+    bool first;
+    {
+      std::lock_guard lock(r.mu);
+      first = r.warned.insert(e->name + "~" + w).second;
+    }
+    if (first)
+      XLOG_WARN("config", "unknown word '%s' in %s: expected words from %s; ignoring it", w.c_str(),
+                e->name.c_str(), e->choices.c_str());
+  }
+  if (spec.selects_all()) return choices;
+  if (spec.exclude) {
+    for (const std::string &c : choices)
+      if (std::find(spec.words.begin(), spec.words.end(), c) == spec.words.end()) out.push_back(c);
+    return out;
+  }
+  // Keep the order the user wrote: it may be a preference order.
+  for (const std::string &w : spec.words)
+    if (std::find(choices.begin(), choices.end(), w) != choices.end() &&
+        std::find(out.begin(), out.end(), w) == out.end())
+      out.push_back(w);
+  return out;
+}
+
+// ---- Listing and unknown variables ---------------------------------------------------------
+
+std::vector<VarInfo> list() {
+  std::vector<Entry> entries;
+  {
+    Registry &r = registry();
+    std::lock_guard lock(r.mu);
+    entries = r.entries;
+  }
+  std::vector<VarInfo> out;
+  out.reserve(entries.size());
+  for (const Entry &e : entries) {
+    Resolved res = resolve(e, false);
+    VarInfo v;
+    v.name = e.name;
+    v.type = type_name(e.type);
+    v.value = res.text;
+    v.default_value = e.default_value;
+    v.source = res.from_env ? "env" : "default";
+    v.choices = e.choices;
+    v.doc = e.doc;
+    v.owner = e.owner;
+    if (!res.expect.empty())
+      v.note = "invalid value '" + res.env + "' ignored: expected " + res.expect;
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+void warn_unknown() {
+  std::vector<std::string> names;
+  {
+    Registry &r = registry();
+    std::lock_guard lock(r.mu);
+    for (const Entry &e : r.entries) names.push_back(e.name);
+  }
+  for (char **env = environ; env != nullptr && *env != nullptr; ++env) {
+    const char *kv = *env;
+    if (strncmp(kv, "XSHMEM_", 7) != 0) continue;
+    const char *eq = strchr(kv, '=');
+    std::string name = eq ? std::string(kv, eq) : std::string(kv);
+    std::string value = eq ? std::string(eq + 1) : "";
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    {
+      Registry &r = registry();
+      std::lock_guard lock(r.mu);
+      if (!r.warned.insert("?" + name + "=" + value).second) continue;
+    }
+    const std::string *best = nullptr;
+    size_t best_d = SIZE_MAX;
+    for (const std::string &known : names) {
+      size_t d = levenshtein(name, known);
+      if (d < best_d) {
+        best_d = d;
+        best = &known;
+      }
+    }
+    if (best != nullptr)
+      XLOG_WARN("config", "unknown variable %s=%s; did you mean %s?", name.c_str(), value.c_str(),
+                best->c_str());
+    else
+      XLOG_WARN("config", "unknown variable %s=%s; no xshmem variable is registered", name.c_str(),
+                value.c_str());
+  }
+}
+
+}  // namespace xshmem::config
