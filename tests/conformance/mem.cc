@@ -316,6 +316,7 @@ TEST_CASE("MEM-06 realloc_semantics", "[MEM-06]") {
   auto *g = static_cast<unsigned char *>(xshmem_realloc(p, 100000));
   REQUIRE(null_consistent(g, "grow"));
   CHECK(intact(g, 1000, 2) == 0);
+  xshmem_barrier_all();  // every PE checked its contents before peers probe the block
   probe(g, 100000, 3, kTid);
   fill(g, 100000, 4);
 
@@ -332,6 +333,7 @@ TEST_CASE("MEM-06 realloc_semantics", "[MEM-06]") {
   } else {
     CHECK(intact(s, 333, 4) == 0);  // the failed realloc left the block as it was
   }
+  xshmem_barrier_all();
   probe(s, 333, 5, kTid);
 
   xt::note("realloc(p, 0)");
