@@ -149,7 +149,7 @@ std::atomic<int> g_abort_code{1};
 struct Conn {
   int fd = -1;
   int peer = -1;
-  std::timed_mutex send_mu;         // one frame at a time on the wire
+  std::mutex send_mu;               // one frame at a time on the wire
   std::atomic<bool> closed{false};  // EOF seen after BYE (receiver thread stops polling it)
 
   Conn() = default;
@@ -204,10 +204,20 @@ xshmem_status_t io_status(const IoResult &r) {
   return XSHMEM_ERR_INTERNAL;
 }
 
+// Locks before `deadline`. The only contention is an abort racing a collective's send, so polling
+// is enough (and, unlike timed_mutex, understood by ThreadSanitizer).
+bool lock_until(std::unique_lock<std::mutex> &lock, Deadline deadline) {
+  while (!lock.try_lock()) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
 // Sends one frame; the payload follows the header (small ones in the same segment).
 IoResult send_frame(Conn &c, Frame h, const void *payload, Deadline deadline) {
-  std::unique_lock lock(c.send_mu, deadline);
-  if (!lock.owns_lock()) return {Io::kTimeout, ETIMEDOUT};
+  std::unique_lock lock(c.send_mu, std::defer_lock);
+  if (!lock_until(lock, deadline)) return {Io::kTimeout, ETIMEDOUT};
   if (h.len > 0 && h.len <= 4096) {
     char buf[sizeof(Frame) + 4096];
     memcpy(buf, &h, sizeof(h));
@@ -449,6 +459,11 @@ xshmem_status_t put(Ctx &ctx, int dst, uint16_t op, uint64_t seq, const void *bu
   return XSHMEM_SUCCESS;
 }
 
+// memmove that accepts empty (possibly null) buffers.
+void copy_bytes(void *dst, const void *src, size_t n) {
+  if (n) memmove(dst, src, n);
+}
+
 #define TRY(expr)                          \
   do {                                     \
     xshmem_status_t _st = (expr);          \
@@ -460,14 +475,14 @@ xshmem_status_t allgather(Ctx &ctx, const void *in, void *out, size_t len) {
   uint64_t seq = ++ctx.seq;
   auto *o = static_cast<uint8_t *>(out);
   if (ctx.size == 1) {
-    memmove(o, in, len);
+    copy_bytes(o, in, len);
     return XSHMEM_SUCCESS;
   }
   if (ctx.rank != 0) {
     TRY(put(ctx, 0, kAllgather, seq, in, len));
     return take(ctx, 0, kAllgather, seq, len * ctx.size, out);
   }
-  memmove(o, in, len);
+  copy_bytes(o, in, len);
   for (int r = 1; r < ctx.size; ++r) TRY(take(ctx, r, kAllgather, seq, len, o + r * len));
   for (int r = 1; r < ctx.size; ++r) TRY(put(ctx, r, kAllgather, seq, o, len * ctx.size));
   return XSHMEM_SUCCESS;
@@ -479,7 +494,7 @@ xshmem_status_t alltoall(Ctx &ctx, const void *in, void *out, size_t len) {
   size_t n = ctx.size, row = len * n;
   auto *o = static_cast<uint8_t *>(out);
   if (n == 1) {
-    memmove(o, in, len);
+    copy_bytes(o, in, len);
     return XSHMEM_SUCCESS;
   }
   if (ctx.rank != 0) {
@@ -488,13 +503,14 @@ xshmem_status_t alltoall(Ctx &ctx, const void *in, void *out, size_t len) {
   }
   // rows[j] = what rank j sends: block k of it goes to rank k.
   std::vector<uint8_t> rows(row * n);
-  memcpy(rows.data(), in, row);
-  for (size_t j = 1; j < n; ++j) TRY(take(ctx, int(j), kAlltoall, seq, row, &rows[j * row]));
+  copy_bytes(rows.data(), in, row);
+  for (size_t j = 1; j < n; ++j) TRY(take(ctx, int(j), kAlltoall, seq, row, rows.data() + j * row));
   std::vector<uint8_t> mine(row);
   for (size_t k = 0; k < n; ++k) {
-    for (size_t j = 0; j < n; ++j) memcpy(&mine[j * len], &rows[j * row + k * len], len);
+    for (size_t j = 0; j < n; ++j)
+      copy_bytes(mine.data() + j * len, rows.data() + j * row + k * len, len);
     if (k == 0)
-      memcpy(o, mine.data(), row);
+      copy_bytes(o, mine.data(), row);
     else
       TRY(put(ctx, int(k), kAlltoall, seq, mine.data(), row));
   }
