@@ -269,7 +269,8 @@ TEST_CASE("registration: validation, conflicts, owner scopes, unregister", "[con
       {"XSHMEM_P1_B", XSHMEM_CONFIG_SIZE, "lots", nullptr, "x"}};
   CHECK(config::register_entries(bad_default, 2, "p1").code() == XSHMEM_ERR_INVALID);
   // All or nothing: the valid first entry was not added either.
-  CHECK(find_var(config::list(), "XSHMEM_P1_A") == nullptr);
+  std::vector<config::VarInfo> before = config::list();
+  CHECK(find_var(before, "XSHMEM_P1_A") == nullptr);
   const xshmem_config_entry_v1_t enum_without_choices[] = {
       {"XSHMEM_P1_E", XSHMEM_CONFIG_ENUM, "a", nullptr, "x"}};
   CHECK(config::register_entries(enum_without_choices, 1, "p1").code() == XSHMEM_ERR_INVALID);
@@ -300,7 +301,8 @@ TEST_CASE("registration: validation, conflicts, owner scopes, unregister", "[con
         {"XSHMEM_SCOPED_X", XSHMEM_CONFIG_BOOL, "y", nullptr, "x"}};
     REQUIRE(config::register_entries(s, 1, nullptr).ok());
   }
-  const config::VarInfo *sv = find_var(config::list(), "XSHMEM_SCOPED_X");
+  std::vector<config::VarInfo> vars = config::list();
+  const config::VarInfo *sv = find_var(vars, "XSHMEM_SCOPED_X");
   REQUIRE(sv != nullptr);
   CHECK(sv->owner == "scoped_plugin");
 
