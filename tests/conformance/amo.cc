@@ -16,8 +16,6 @@ namespace {
 
 constexpr uint32_t kTidOps = 0xA001;
 constexpr uint32_t kTidNbi = 0xA002;
-constexpr uint32_t kTidUniq = 0xA003;
-constexpr uint32_t kTidChain = 0xA004;
 constexpr uint32_t kTidBits = 0xA005;
 constexpr uint32_t kTidAdj = 0xA007;
 
