@@ -131,13 +131,31 @@ Status HeapMemory::create_host(size_t size) {
     release();
     return XSHMEM_ERR_NOMEM;
   }
-  void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd_, 0);
-  if (p == MAP_FAILED) {
-    XLOG_ERROR("heap", "cannot map %zu bytes of heap: %s; lower XSHMEM_SYMMETRIC_SIZE", size,
-               strerror(errno));
+  // The allocator aligns offsets; for xshmem_align to return aligned *addresses* that are the
+  // same offset on every PE, every PE's base must be aligned at least as much. Reserve address
+  // space with slack, then map the heap at a kBaseAlign boundary inside it.
+  const size_t span = size + kBaseAlign;
+  void *r = mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (r == MAP_FAILED) {
+    XLOG_ERROR("heap", "cannot reserve %zu bytes of address space: %s; lower XSHMEM_SYMMETRIC_SIZE",
+               span, strerror(errno));
     release();
     return XSHMEM_ERR_NOMEM;
   }
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(r);
+  const uintptr_t aligned = (lo + kBaseAlign - 1) & ~(uintptr_t)(kBaseAlign - 1);
+  void *p = mmap(reinterpret_cast<void *>(aligned), size, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_NORESERVE | MAP_FIXED, fd_, 0);
+  if (p == MAP_FAILED) {
+    XLOG_ERROR("heap", "cannot map %zu bytes of heap: %s; lower XSHMEM_SYMMETRIC_SIZE", size,
+               strerror(errno));
+    munmap(r, span);
+    release();
+    return XSHMEM_ERR_NOMEM;
+  }
+  if (aligned > lo) munmap(r, aligned - lo);
+  if (lo + span > aligned + size)
+    munmap(reinterpret_cast<void *>(aligned + size), lo + span - (aligned + size));
   base_ = p;
   size_ = size;
   return XSHMEM_SUCCESS;
@@ -242,6 +260,9 @@ void *xshmem_align(size_t alignment, size_t size) {
   check_init("xshmem_align");
   if (alignment == 0 || (alignment & (alignment - 1)) != 0)
     check_fail("xshmem_align", "alignment %zu is not a power of two", alignment);
+  if (alignment > HeapMemory::kBaseAlign)
+    check_fail("xshmem_align", "alignment %zu exceeds the largest supported (%zu)", alignment,
+               HeapMemory::kBaseAlign);
   return alloc_collective("xshmem_align", size, alignment, false);
 }
 

@@ -48,6 +48,9 @@ class Allocator {
 // Host memory for a symmetric heap: a memfd of `size` bytes mapped shared.
 class HeapMemory {
  public:
+  // Every heap starts at a multiple of this, so offsets aligned to any alignment up to it are
+  // aligned addresses on every PE (xshmem_align).
+  static constexpr size_t kBaseAlign = size_t(1) << 30;
   HeapMemory() = default;
   HeapMemory(const HeapMemory &) = delete;
   HeapMemory &operator=(const HeapMemory &) = delete;
