@@ -39,6 +39,7 @@ struct Sample {
   unsigned reps = 0;
   bool verified = true;  // the data moved by the last transfer was checked at the receiver
   std::string note;
+  std::vector<double> values;  // the per-repetition values, in order
 };
 
 class Context {
@@ -61,6 +62,8 @@ class Context {
   bool all_ok(bool local_ok);
   // The samples recorded so far (only PE 0 keeps them).
   const std::vector<Sample> &samples() const { return samples_; }
+  // The per-repetition values of sample `index` of samples() (PE 0).
+  const std::vector<double> &per_rep(size_t index) const { return samples_[index].values; }
   // Whether any recorded sample failed verification.
   bool any_failure() const { return failures_ > 0; }
 

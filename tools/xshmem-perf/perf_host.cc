@@ -116,9 +116,16 @@ uint64_t calibrate(Context &ctx, Op &&op) {
 // The bandwidth loop shared by put, get and memcpy. `fill(seed)` runs on the PE holding the
 // source before each repetition, `op()` on the sender, `check(seed)` on the PE holding the
 // destination after it (returns the first bad offset or SIZE_MAX).
-template <typename Fill, typename Op, typename Check>
+// With `ref` (put_bw), the sender also times ref() -- a plain memcpy of the same size -- right
+// after each repetition, the same number of calls: both see the same machine load, so the
+// per-repetition ratio is meaningful even on a busy machine. The reference samples go to *ref_gbps.
+struct NoRef {
+  void operator()() const {}
+};
+template <typename Fill, typename Op, typename Check, typename Ref = NoRef>
 void bandwidth(Context &ctx, const char *metric, size_t size, int source_pe, int dest_pe,
-               Fill &&fill, Op &&op, Check &&check) {
+               Fill &&fill, Op &&op, Check &&check, Ref &&ref = NoRef{},
+               std::vector<double> *ref_gbps = nullptr) {
   // Warm-up pattern, different from every repetition's.
   if (ctx.me == source_pe) fill(~uint64_t{0});
   xshmem_barrier_all();
@@ -145,23 +152,52 @@ void bandwidth(Context &ctx, const char *metric, size_t size, int source_pe, int
       }
     }
     if (ctx.me == kSender) gbps.push_back(static_cast<double>(size) * calls / t / 1e9);
+    if (ref_gbps && ctx.me == kSender) {
+      ref();  // untimed: faults in the reference buffer's pages on the first repetition
+      auto t0 = Clock::now();
+      for (uint64_t i = 0; i < calls; ++i) ref();
+      ref_gbps->push_back(static_cast<double>(size) * calls / seconds_since(t0) / 1e9);
+    }
   }
   ok = ctx.all_ok(ok);
   ctx.record(metric, size, std::move(gbps), "GB/s", min_calls, ok, ok ? "" : "wrong data");
 }
 
+// Also records memcpy_bw (a plain memcpy of the same source into a private buffer of PE 0, timed
+// right after each put repetition) and put_vs_memcpy (the median of the per-repetition ratios).
 void put_bw(Context &ctx) {
   auto dst = sym_calloc<uint8_t>(ctx, ctx.opt.max_size);
   auto src = private_alloc(ctx.opt.max_size);
+  PrivateBuf ref_dst;
+  if (ctx.me == kSender) ref_dst = private_alloc(ctx.opt.max_size);
+  struct Ref {
+    size_t size;
+    std::vector<double> gbps, ratio;
+  };
+  std::vector<Ref> refs;
   for (size_t size : ctx.sizes()) {
     // Touch the destination pages before timing (poison them, on the receiver).
     if (ctx.me == kReceiver) std::memset(dst.get(), 0xA5, size);
+    Ref r{size, {}, {}};
+    const size_t first = ctx.samples().size();
     bandwidth(
         ctx, "put_bw", size, kSender, kReceiver,
         [&](uint64_t seed) { fill_pattern(src.get(), size, seed); },
         [&] { xshmem_putmem(dst.get(), src.get(), size, kReceiver); },
-        [&](uint64_t seed) { return verify_pattern(dst.get(), size, seed); });
+        [&](uint64_t seed) { return verify_pattern(dst.get(), size, seed); },
+        [&] { g_memcpy(ref_dst.get(), src.get(), size); }, &r.gbps);
+    if (ctx.me == kSender && ctx.samples().size() > first) {
+      // PE 0 is the sender and keeps the samples: pair each put repetition with its memcpy.
+      const auto &put = ctx.per_rep(first);
+      for (size_t i = 0; i < put.size() && i < r.gbps.size(); ++i)
+        r.ratio.push_back(put[i] / r.gbps[i]);
+    }
+    refs.push_back(std::move(r));
   }
+  for (auto &r : refs)
+    if (!r.gbps.empty()) ctx.record("memcpy_bw", r.size, r.gbps, "GB/s", 0, true);
+  for (auto &r : refs)
+    if (!r.ratio.empty()) ctx.record("put_vs_memcpy", r.size, r.ratio, "ratio", 0, true);
 }
 
 void get_bw(Context &ctx) {
@@ -173,23 +209,6 @@ void get_bw(Context &ctx) {
         ctx, "get_bw", size, kReceiver, kSender,
         [&](uint64_t seed) { fill_pattern(src.get(), size, seed); },
         [&] { xshmem_getmem(dst.get(), src.get(), size, kReceiver); },
-        [&](uint64_t seed) { return verify_pattern(dst.get(), size, seed); });
-  }
-}
-
-// The ceiling put_bw compares with: a plain memcpy between two private buffers of one process.
-void memcpy_bw(Context &ctx) {
-  PrivateBuf src, dst;
-  if (ctx.me == kSender) {
-    src = private_alloc(ctx.opt.max_size);
-    dst = private_alloc(ctx.opt.max_size);
-  }
-  for (size_t size : ctx.sizes()) {
-    if (ctx.me == kSender) std::memset(dst.get(), 0xA5, size);
-    bandwidth(
-        ctx, "memcpy_bw", size, kSender, kSender,
-        [&](uint64_t seed) { fill_pattern(src.get(), size, seed); },
-        [&] { g_memcpy(dst.get(), src.get(), size); },
         [&](uint64_t seed) { return verify_pattern(dst.get(), size, seed); });
   }
 }
@@ -329,8 +348,11 @@ constexpr MetricDef kHostMetrics[] = {
     {"init_ms", "ms", Where::kHost, 1, "xshmem_init, as seen by PE 0", nullptr},
     {"put_bw", "GB/s", Where::kHost, 2, "xshmem_putmem (blocking) PE 0 -> PE 1, per size", put_bw},
     {"get_bw", "GB/s", Where::kHost, 2, "xshmem_getmem (blocking) PE 0 <- PE 1, per size", get_bw},
-    {"memcpy_bw", "GB/s", Where::kHost, 1, "memcpy between two private buffers of PE 0", memcpy_bw},
-    {"put_vs_memcpy", "ratio", Where::kHost, 2, "put_bw / memcpy_bw, per size", nullptr},
+    {"memcpy_bw", "GB/s", Where::kHost, 2,
+     "memcpy of put_bw's source into a private buffer of PE 0, timed after each put repetition",
+     nullptr},
+    {"put_vs_memcpy", "ratio", Where::kHost, 2,
+     "put_bw / memcpy_bw, median of the per-repetition ratios", nullptr},
     {"p_pingpong_half_rtt", "us", Where::kHost, 2, "xshmem_int_p + wait_until ping-pong",
      p_pingpong_half_rtt},
     {"put_signal_pingpong_half_rtt_8B", "us", Where::kHost, 2,

@@ -33,7 +33,8 @@ std::vector<MetricDef> all_metrics() {
 
 // Metrics computed from others, and what they need.
 const std::map<std::string, std::vector<std::string>> kDerivedNeeds = {
-    {"put_vs_memcpy", {"put_bw", "memcpy_bw"}},
+    {"put_vs_memcpy", {"put_bw"}},
+    {"memcpy_bw", {"put_bw"}},
 };
 
 // Resolves --metrics into a set of names; empty string on success, else the error.
@@ -57,26 +58,6 @@ std::string select_metrics(const Options &opt, const std::vector<MetricDef> &tab
     if (it != kDerivedNeeds.end()) selected.insert(it->second.begin(), it->second.end());
   }
   return {};
-}
-
-// put_vs_memcpy: put_bw / memcpy_bw for every size both measured.
-void derive_ratios(Context &ctx) {
-  std::map<size_t, const Sample *> put, mem;
-  for (const Sample &s : ctx.samples()) {
-    if (s.metric == "put_bw") put[s.size] = &s;
-    if (s.metric == "memcpy_bw") mem[s.size] = &s;
-  }
-  std::vector<std::pair<size_t, double>> ratios;
-  std::vector<bool> verified;
-  for (const auto &[size, p] : put) {
-    auto it = mem.find(size);
-    if (it == mem.end() || it->second->median <= 0) continue;
-    ratios.emplace_back(size, p->median / it->second->median);
-    verified.push_back(p->verified && it->second->verified);
-  }
-  for (size_t i = 0; i < ratios.size(); ++i) {
-    ctx.record("put_vs_memcpy", ratios[i].first, {ratios[i].second}, "ratio", 0, verified[i]);
-  }
 }
 
 std::string format_value(double v) {
@@ -230,9 +211,8 @@ int run(int argc, char **argv) {
       continue;
     }
     if (m.fn == nullptr) {
-      // Derived metrics are computed where the table lists them, after what they need; init_ms
+      // memcpy_bw and put_vs_memcpy are recorded by put_bw (measured alongside it); init_ms
       // and finalize_ms are measured around init and finalize.
-      if (std::string(m.name) == "put_vs_memcpy") derive_ratios(ctx);
       continue;
     }
     if (pe0) {

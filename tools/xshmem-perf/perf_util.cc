@@ -30,6 +30,7 @@ void Context::record(const std::string &metric, size_t size, std::vector<double>
   s.min = *std::min_element(per_rep.begin(), per_rep.end());
   s.max = *std::max_element(per_rep.begin(), per_rep.end());
   s.reps = static_cast<unsigned>(per_rep.size());
+  s.values = per_rep;
   s.median = median(std::move(per_rep));
   s.unit = unit;
   s.iters = iters;
