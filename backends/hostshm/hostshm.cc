@@ -142,4 +142,5 @@ const xshmem_transport_v1_t xshmem_transport_plugin_v1 = {
     hostshm_connect,
     hostshm_heap_deregister,
     hostshm_finalize,
+    nullptr,  // heap_grow: host heaps are whole from the start
 };

@@ -49,6 +49,13 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
      "benchmarks of correct programs."},
     {"XSHMEM_INIT_TIMEOUT", XSHMEM_CONFIG_DURATION, "60s", nullptr,
      "Longest time xshmem_init waits for the other PEs of the job before failing."},
+    {"XSHMEM_CUDA_DEVICE", XSHMEM_CONFIG_INT, "-1", nullptr,
+     "CUDA device (ordinal among the visible devices) that holds this PE's GPU heap; -1 picks "
+     "the PE's rank on its host modulo the number of visible devices."},
+    {"XSHMEM_CUDA_HEAP_CHUNK", XSHMEM_CONFIG_SIZE, "512M", nullptr,
+     "GPU heaps commit physical memory in chunks of this size as allocations need it (rounded "
+     "to the CUDA allocation granularity); smaller chunks waste less memory, larger ones make "
+     "fewer mappings."},
 };
 
 struct Entry {

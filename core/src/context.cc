@@ -19,6 +19,7 @@
 #include "../../plugins/src/loader.h"
 #include "checks.h"
 #include "config.h"
+#include "cuda/cuda_rt.h"
 #include "heap.h"
 #include "log.h"
 #include "node_ipc.h"
@@ -121,6 +122,9 @@ xshmem_status_t svc_node_fd_exchange(int my_fd, int *peer_fds) {
 [[noreturn]] void svc_fatal(int exit_code, const char *subsys, const char *msg) {
   fatal(exit_code, subsys, msg);
 }
+void *svc_cuda_driver_proc(const char *symbol) {
+  return cuda::driver_proc(symbol);
+}
 
 const xshmem_core_services_v1_t g_services = {
     XSHMEM_SERVICES_ABI_VERSION,
@@ -135,6 +139,7 @@ const xshmem_core_services_v1_t g_services = {
     svc_barrier,
     svc_node_fd_exchange,
     svc_fatal,
+    svc_cuda_driver_proc,
 };
 
 // ---- Init steps ---------------------------------------------------------------------------------
@@ -241,14 +246,75 @@ Status learn_job() {
   return XSHMEM_SUCCESS;
 }
 
-Status create_heap() {
-  std::string kind = config::get_enum("XSHMEM_HEAP");
-  if (kind == "device") {
-    XLOG_ERROR(kSubsys,
-               "XSHMEM_HEAP=device: GPU heaps are not available in this build yet; use "
-               "XSHMEM_HEAP=host");
-    return XSHMEM_ERR_UNSUPPORTED;
+// Agrees across PEs: true iff `ok` on every PE.
+bool all_ok(bool ok);
+
+// Where the heap lives, agreed by every PE: every PE's heap is of one kind, so heap growth (a
+// collective of device heaps only) is called by all PEs or none.
+struct HeapPlan {
+  bool device = false;
+  cuda::Probe gpu;
+  size_t granularity = 0, chunk = 0;  // the largest over the PEs, so every PE grows alike
+};
+
+Status plan_heap(HeapPlan &plan) {
+  const std::string want = config::get_enum("XSHMEM_HEAP");
+  enum : uint8_t { kHost = 0, kAutoGpu = 1, kAutoNoGpu = 2, kDevice = 3 };
+  uint8_t mine = kHost;
+  // auto picks a GPU heap only when an allowed transport can serve one (a job restricted to
+  // hostshm, say, keeps host heaps on a GPU machine).
+  bool device_transport = false;
+  const config::ListSpec spec = config::get_list_spec("XSHMEM_TRANSPORTS");
+  for (auto &t : loader().transports())
+    if (spec.selects(t.name) && (t.ops->caps & XSHMEM_TRANSPORT_CAP_DEVICE_HEAP))
+      device_transport = true;
+  if (want == "auto" && !device_transport) {
+    plan.gpu.reason = "no allowed transport serves GPU heaps (XSHMEM_TRANSPORTS=\"" +
+                      config::get_string("XSHMEM_TRANSPORTS") + "\")";
+    mine = kAutoNoGpu;
+  } else if (want != "host") {
+    plan.gpu = cuda::probe(g_rt.job.my_local_pe);
+    if (want == "device" && plan.gpu.device < 0) {
+      XLOG_ERROR(kSubsys, "XSHMEM_HEAP=device but no CUDA device is usable: %s",
+                 plan.gpu.reason.c_str());
+      return XSHMEM_ERR_UNSUPPORTED;
+    }
+    mine = want == "device" ? kDevice : plan.gpu.device >= 0 ? kAutoGpu : kAutoNoGpu;
   }
+  struct Card {
+    uint8_t kind;
+    uint64_t granularity, chunk;
+  } card{mine, plan.gpu.granularity, config::get_size("XSHMEM_CUDA_HEAP_CHUNK")};
+  std::vector<Card> all(g_rt.job.n_pes);
+  XSHMEM_CHECK(oob_allgather(&card, all.data(), sizeof(Card)));
+  int host_pe = -1;
+  for (int pe = 0; pe < g_rt.job.n_pes; ++pe) {
+    if (all[pe].kind == kHost || all[pe].kind == kAutoNoGpu) {
+      if (host_pe < 0) host_pe = pe;
+      continue;
+    }
+    plan.granularity = std::max<size_t>(plan.granularity, all[pe].granularity);
+    plan.chunk = std::max<size_t>(plan.chunk, all[pe].chunk);
+  }
+  plan.device = host_pe < 0;
+  if (!plan.device && mine == kDevice) {
+    XLOG_ERROR(kSubsys,
+               "XSHMEM_HEAP=device here, but pe %d has a host heap (XSHMEM_HEAP=%s there or no "
+               "usable GPU); every PE's heap must be of one kind: set XSHMEM_HEAP alike",
+               host_pe, all[host_pe].kind == kHost ? "host" : "auto");
+    return XSHMEM_ERR_INVALID;
+  }
+  if (!plan.device && mine == kAutoNoGpu)
+    XLOG_INFO(kSubsys, "%s: using host heap (%s)", device_transport ? "no GPU" : "host transports",
+              plan.gpu.reason.c_str());
+  else if (!plan.device && mine == kAutoGpu)
+    XLOG_INFO(kSubsys, "pe %d has no usable GPU: every PE uses a host heap", host_pe);
+  return XSHMEM_SUCCESS;
+}
+
+Status create_heap() {
+  HeapPlan plan;
+  XSHMEM_CHECK(plan_heap(plan));
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t internal = (sizeof(dev::internal_region_t) + page - 1) / page * page;
   size_t user = config::get_size("XSHMEM_SYMMETRIC_SIZE");
@@ -266,20 +332,55 @@ Status create_heap() {
                  static_cast<unsigned long long>(sizes[pe]));
       return XSHMEM_ERR_INVALID;
     }
-  XSHMEM_CHECK(g_rt.heap.create_host(size));
+  if (!plan.device) {
+    XSHMEM_CHECK(g_rt.heap.create_host(size));
+    g_rt.alloc.reset(size);
+    auto off = g_rt.alloc.alloc(internal, page);  // offset 0: the runtime's internal region
+    if (!off || *off != 0) return XSHMEM_ERR_INTERNAL;
+    memset(g_rt.heap.base(), 0, internal);
+    return XSHMEM_SUCCESS;
+  }
+  // GPU heap: reserve it all, commit only what the internal region needs (the rest comes with
+  // allocations: committing gigabytes at init would cost seconds).
+  XSHMEM_CHECK(cuda::open(plan.gpu.device));
+  Status st = g_rt.heap.create_device(size, plan.gpu.device, plan.granularity, plan.chunk);
+  if (st.ok()) st = g_rt.heap.commit(internal);
+  if (!all_ok(st.ok())) return st.ok() ? XSHMEM_ERR_NOMEM : st;
   g_rt.alloc.reset(size);
-  auto off = g_rt.alloc.alloc(internal, page);  // offset 0: the runtime's internal region
+  auto off = g_rt.alloc.alloc(internal, page);
   if (!off || *off != 0) return XSHMEM_ERR_INTERNAL;
-  memset(g_rt.heap.base(), 0, internal);
+  XSHMEM_CHECK(cuda::memset_sync(g_rt.heap.base(), 0, internal));
+  XLOG_INFO(kSubsys, "gpu heap on %s: %zu bytes reserved at %p, %zu committed, chunks of %zu",
+            plan.gpu.description.c_str(), g_rt.heap.size(), g_rt.heap.base(), g_rt.heap.committed(),
+            std::max(plan.chunk, plan.granularity));
   return XSHMEM_SUCCESS;
 }
 
-// Agrees across PEs: true iff `ok` on every PE.
 bool all_ok(bool ok) {
   std::vector<uint8_t> v(g_rt.job.n_pes);
   uint8_t mine = ok;
   if (!oob_allgather(&mine, v.data(), 1).ok()) return false;
   return std::all_of(v.begin(), v.end(), [](uint8_t x) { return x != 0; });
+}
+
+// Tells transport `at` about the heap's chunks from index `first` on (collective).
+xshmem_status_t grow_transport(const ActiveTransport &at, size_t first) {
+  if (!XSHMEM_TRANSPORT_HAS_OP(at.plugin->ops, heap_grow)) return XSHMEM_SUCCESS;
+  const auto &chunks = g_rt.heap.chunks();
+  for (size_t i = first; i < chunks.size(); ++i) {
+    xshmem_mem_chunk_v1_t c{};
+    c.struct_size = sizeof(c);
+    c.offset = chunks[i].offset;
+    c.size = chunks[i].size;
+    c.fd = chunks[i].fd;
+    xshmem_status_t st = at.plugin->ops->heap_grow(at.ctx, &c);
+    if (st != XSHMEM_SUCCESS) {
+      XLOG_ERROR(kSubsys, "transport %s: heap_grow of %zu bytes at offset %zu failed: %s",
+                 at.plugin->name.c_str(), c.size, c.offset, Status::status_str(st));
+      return st;
+    }
+  }
+  return XSHMEM_SUCCESS;
 }
 
 Status start_transports() {
@@ -321,9 +422,19 @@ Status start_transports() {
       t->ops->finalize(at.ctx);
       continue;
     }
+    // The chunks committed so far (device heaps), as if the heap had grown right now.
+    st = grow_transport(at, 0);
+    if (!all_ok(st == XSHMEM_SUCCESS)) {
+      XLOG_WARN(kSubsys, "transport %s: mapping the heap's chunks failed on some PE; not used",
+                t->name.c_str());
+      t->ops->heap_deregister(at.ctx);
+      t->ops->finalize(at.ctx);
+      continue;
+    }
     at.heap_registered = true;
     g_rt.transports.push_back(at);
   }
+  g_rt.heap.close_chunk_fds();  // every transport has imported (or dup'ed) what it needs
 
   // Selection: per peer, the cheapest transport that reaches it.
   const int n = g_rt.job.n_pes;
@@ -416,7 +527,7 @@ void on_bad_path(int pe) {
   fatal(1, kSubsys, msg);
 }
 
-void build_state() {
+Status build_state() {
   dev::state_t &s = g_rt.state;
   s = dev::state_t{};
   s.my_pe = g_rt.job.my_pe;
@@ -428,11 +539,13 @@ void build_state() {
   s.sync_epoch = 0;
   s.on_bad_path = on_bad_path;
   s.transport_names = g_rt.peer_transport.data();
+  return cuda::publish_state(s);  // GPU heaps: the copy kernels use
 }
 
 // Undoes whatever init step had completed (also used on a failed init).
 void teardown() {
   stop_transports();
+  cuda::close();  // internal stream, device state
   g_rt.state = dev::state_t{};
   g_rt.peers.clear();
   g_rt.peer_transport.clear();
@@ -466,6 +579,7 @@ int init_impl(const xshmem_bootstrap_args_v1_t &args) {
   }
   if (st.ok()) st = create_heap();
   if (st.ok()) st = start_transports();
+  if (st.ok()) st = build_state();
   if (!st.ok()) {
     // A PE that failed after the bootstrap came up takes the job down, so no peer waits for it.
     if (g_rt.boot) {
@@ -476,7 +590,6 @@ int init_impl(const xshmem_bootstrap_args_v1_t &args) {
     teardown();
     return st.code();
   }
-  build_state();
   g_rt.init_count = 1;
   st = oob_barrier();
   double ms =
@@ -521,6 +634,34 @@ Status oob_allgather(const void *in, void *out, size_t len_per_pe) {
 Status oob_barrier() {
   if (!g_rt.boot) return XSHMEM_ERR_INVALID;
   return g_rt.boot->ops->barrier(g_rt.boot_ctx);
+}
+
+Status heap_grow(size_t bytes) {
+  HeapMemory &h = g_rt.heap;
+  // The same decision on every PE: heaps are of one kind and allocators agree.
+  if (!h.on_device() || bytes <= h.committed()) return XSHMEM_SUCCESS;
+  const size_t before = h.chunks().size();
+  Status st = h.commit(bytes);
+  if (!all_ok(st.ok())) {
+    h.uncommit(before);
+    return st.ok() ? XSHMEM_ERR_NOMEM : st;  // another PE's GPU is out of memory
+  }
+  for (auto &at : g_rt.transports) {
+    xshmem_status_t tst = grow_transport(at, before);
+    if (!all_ok(tst == XSHMEM_SUCCESS)) {
+      // Some peers may have mapped the new chunks already: there is no consistent way back.
+      char msg[192];
+      snprintf(msg, sizeof(msg),
+               "transport %s could not map the symmetric heap grown to %zu bytes on some PE (%s "
+               "here); stopping the job",
+               at.plugin->name.c_str(), h.committed(), Status::status_str(tst));
+      fatal(1, kSubsys, msg);
+    }
+  }
+  h.close_chunk_fds();
+  XLOG_DEBUG(kSubsys, "gpu heap grew to %zu committed bytes (%zu chunks)", h.committed(),
+             h.chunks().size());
+  return XSHMEM_SUCCESS;
 }
 
 const plugins::Loader &plugin_loader(bool scan) {

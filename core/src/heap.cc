@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include <xshmem/xshmem.h>
 #include "checks.h"
+#include "cuda/cuda_rt.h"
 #include "log.h"
 #include "runtime.h"
 
@@ -162,6 +164,10 @@ Status HeapMemory::create_host(size_t size) {
 }
 
 void HeapMemory::release() {
+  if (on_device()) {
+    release_device();
+    return;
+  }
   if (base_) munmap(base_, size_);
   if (fd_ >= 0) close(fd_);
   base_ = nullptr;
@@ -172,11 +178,12 @@ void HeapMemory::release() {
 xshmem_mem_region_v1_t HeapMemory::region() const {
   xshmem_mem_region_v1_t r{};
   r.struct_size = sizeof(r);
-  r.kind = XSHMEM_MEM_HOST;
+  r.kind = on_device() ? XSHMEM_MEM_DEVICE : XSHMEM_MEM_HOST;
   r.base = base_;
   r.size = size_;
   r.fd = fd_;
-  r.device = -1;
+  r.device = device_;
+  r.granularity = on_device() ? granularity_ : 0;
   return r;
 }
 
@@ -185,6 +192,7 @@ xshmem_mem_region_v1_t HeapMemory::region() const {
 // ---- Public API ---------------------------------------------------------------------------------
 
 using namespace xshmem::core;
+using xshmem::Status;
 
 namespace {
 
@@ -207,8 +215,30 @@ void *alloc_collective(const char *call, size_t size, size_t align, bool zero) {
     xshmem_barrier_all();
     return nullptr;
   }
+  // Device heaps commit physical memory on demand; every PE computes the same block, so every
+  // PE grows alike (heap_grow agrees on failure, so the call fails everywhere or nowhere).
+  if (Status st = heap_grow(*off + a.block_size(*off)); !st.ok()) {
+    (void)a.release(*off);
+    XLOG_WARN("heap",
+              "%s: cannot commit GPU memory for %zu bytes at heap offset %zu (%s); free memory "
+              "on the GPU or lower the application's use",
+              call, size, *off, st.str());
+    xshmem_barrier_all();
+    return nullptr;
+  }
   void *p = heap_addr(*off);
-  if (zero) memset(p, 0, size);
+  if (zero) {
+    if (heap_on_device()) {
+      if (Status st = xshmem::cuda::memset_sync(p, 0, size); !st.ok()) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "%s: zeroing %zu bytes of GPU heap failed (%s)", call, size,
+                 st.str());
+        fatal(1, "heap", msg);
+      }
+    } else {
+      memset(p, 0, size);
+    }
+  }
   xshmem_barrier_all();  // barrier on exit: peers may access the block right away
   return p;
 }
@@ -290,14 +320,36 @@ void *xshmem_realloc(void *ptr, size_t size) {
   void *result = ptr;
   if (!a.resize_in_place(off, size)) {
     auto noff = a.alloc(size, 0);
+    if (noff && !heap_grow(*noff + a.block_size(*noff)).ok()) {
+      (void)a.release(*noff);
+      noff.reset();
+    }
     if (!noff) {
       XLOG_WARN("heap", "xshmem_realloc: %zu bytes do not fit; the block is left as it was", size);
       result = nullptr;
     } else {
       result = heap_addr(*noff);
-      memmove(result, ptr, old < size ? old : size);
+      size_t n = old < size ? old : size;
+      if (heap_on_device()) {
+        if (Status st = xshmem::cuda::copy_sync(result, ptr, n); !st.ok()) {
+          char msg[160];
+          snprintf(msg, sizeof(msg), "xshmem_realloc: copying %zu bytes of GPU heap failed (%s)", n,
+                   st.str());
+          fatal(1, "heap", msg);
+        }
+      } else {
+        memmove(result, ptr, n);
+      }
       (void)a.release(off);
     }
+  } else if (!heap_grow(off + a.block_size(off)).ok()) {
+    // Grown in place past the committed memory and the commit failed: shrink back.
+    (void)a.resize_in_place(off, old);
+    XLOG_WARN("heap",
+              "xshmem_realloc: cannot commit GPU memory for %zu bytes; the block is left "
+              "as it was",
+              size);
+    result = nullptr;
   }
   xshmem_barrier_all();  // exit: the new block is ready everywhere
   return result;

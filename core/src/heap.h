@@ -1,7 +1,8 @@
 // xshmem core: the symmetric heap.
 //
 // Two halves: HeapMemory owns the bytes (host heaps: a memfd mapped MAP_SHARED, so node peers can
-// map the same pages; GPU heaps come later), and Allocator hands out offsets. Allocation is
+// map the same pages; GPU heaps: a CUDA virtual range committed in chunks on demand, see
+// cuda/cuda_heap.cc), and Allocator hands out offsets. Allocation is
 // collective with identical arguments on every PE, and the allocator is deterministic, so every PE
 // computes the same offset without communicating -- and fails on every PE alike.
 #ifndef XSHMEM_CORE_HEAP_H
@@ -12,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include <xshmem/plugin/transport_v1.h>
 #include "status.h"
@@ -45,27 +47,58 @@ class Allocator {
   std::set<size_t> freed_;         // starts of blocks freed since last reuse (double-free check)
 };
 
-// Host memory for a symmetric heap: a memfd of `size` bytes mapped shared.
+// Memory for a symmetric heap. Host heaps: a memfd of `size` bytes mapped shared, whole from the
+// start. Device heaps (CUDA builds): one reserved virtual range on a GPU, physical memory
+// committed from offset 0 upwards in chunks (commit), each exported as a POSIX descriptor that
+// transports pass to node peers (heap_grow) before close_chunk_fds.
 class HeapMemory {
  public:
   // Every heap starts at a multiple of this, so offsets aligned to any alignment up to it are
   // aligned addresses on every PE (xshmem_align).
   static constexpr size_t kBaseAlign = size_t(1) << 30;
+  // One committed piece of a device heap.
+  struct Chunk {
+    size_t offset = 0, size = 0;
+    int fd = -1;          // exported POSIX descriptor until close_chunk_fds, then -1
+    uint64_t handle = 0;  // CUmemGenericAllocationHandle
+  };
   HeapMemory() = default;
   HeapMemory(const HeapMemory &) = delete;
   HeapMemory &operator=(const HeapMemory &) = delete;
   ~HeapMemory() { release(); }
   Status create_host(size_t size);
+  // Reserves a device heap of at least `size` bytes on CUDA device `device` (the current device
+  // of the calling thread); commits nothing. Chunks are `chunk_size` bytes, a multiple of
+  // `granularity`. Defined in cuda/ (fails with XSHMEM_ERR_UNSUPPORTED without CUDA).
+  Status create_device(size_t size, int device, size_t granularity, size_t chunk_size);
+  // Device heaps: commits chunks until [0, bytes) is backed (no-op for host heaps, or when it
+  // already is). The new chunks keep their descriptors open until close_chunk_fds.
+  Status commit(size_t bytes);
+  // Device heaps: releases the chunks after the first `nchunks` (undoes a commit).
+  void uncommit(size_t nchunks);
+  void close_chunk_fds();
   void release();
   void *base() const { return base_; }
   size_t size() const { return size_; }
   int fd() const { return fd_; }
+  bool on_device() const { return device_ >= 0; }
+  int device() const { return device_; }
+  // Bytes from offset 0 that physical memory backs (size() for host heaps).
+  size_t committed() const { return on_device() ? committed_ : size_; }
+  const std::vector<Chunk> &chunks() const { return chunks_; }
   xshmem_mem_region_v1_t region() const;
 
  private:
+  void release_device();  // cuda/
   void *base_ = nullptr;
   size_t size_ = 0;
   int fd_ = -1;
+  // Device heaps.
+  int device_ = -1;
+  size_t granularity_ = 0, chunk_size_ = 0, committed_ = 0;
+  uintptr_t reserve_base_ = 0;  // the whole reservation (base_ is aligned inside it)
+  size_t reserve_size_ = 0;
+  std::vector<Chunk> chunks_;
 };
 
 }  // namespace xshmem::core

@@ -43,6 +43,30 @@ Status oob_barrier();
 // before any leaves. quiet first for barrier semantics.
 void world_sync();
 
+// Collective, with the same `bytes` on every PE: makes physical memory back the heap's
+// [0, bytes) on every PE and tells every transport (heap_grow). A no-op for host heaps and for
+// bytes already backed. Fails on every PE alike (XSHMEM_ERR_NOMEM when a GPU is out of memory).
+Status heap_grow(size_t bytes);
+
+// ---- GPU heaps (XSHMEM_HEAP=device, or auto with a usable GPU). Implemented in cuda/; in a
+// build without CUDA they report no GPU heap (false, -1, nullptr, 0).
+
+// Whether this PE's symmetric heap is GPU memory. Then the host cannot load or store it: the
+// host API copies through internal_stream() instead of running the LSA path code.
+bool heap_on_device();
+// The CUDA device ordinal (runtime numbering) holding the heap, or -1.
+int cuda_device();
+// A cudaStream_t (non-blocking) created at init for host-initiated copies to and from GPU heaps,
+// or nullptr. The runtime's own copies (calloc, realloc) also run on it.
+void *internal_stream();
+// A device-memory copy of state() for kernels: the same state_t with `peers` pointing at a
+// device-memory copy of the peers table (LSA bases are the nvlink mappings, valid in this
+// process's GPU address space), `internal` at the heap base, and the host-only fields
+// (on_bad_path, transport_names) NULL. nullptr unless heap_on_device(). Rebuilt (at a new
+// address) whenever the path state changes; device_state_version() then increases.
+const dev::state_t *device_state();
+uint64_t device_state_version();
+
 }  // namespace xshmem::core
 
 #endif  // XSHMEM_CORE_RUNTIME_H

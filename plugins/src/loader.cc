@@ -109,6 +109,9 @@ void Loader::scan(const xshmem_core_services_v1_t *svc) {
           kind == Kind::kTransport ? XSHMEM_TRANSPORT_ABI_VERSION : XSHMEM_BOOTSTRAP_ABI_VERSION;
       uint32_t core_size =
           kind == Kind::kTransport ? sizeof(xshmem_transport_v1_t) : sizeof(xshmem_bootstrap_v1_t);
+      // Minor versions append fields: a plugin built against an older SDK of the same major
+      // version is accepted down to the size of version 1.0 (ops past its struct_size are NULL).
+      uint32_t min_size = kind == Kind::kTransport ? XSHMEM_TRANSPORT_V1_MIN_SIZE : core_size;
       const Head *head = nullptr;
       void *handle = nullptr;
 
@@ -142,9 +145,9 @@ void Loader::scan(const xshmem_core_services_v1_t *svc) {
                std::to_string(core_abi));
         continue;
       }
-      if (head->struct_size < core_size) {
-        refuse("struct_size " + std::to_string(head->struct_size) + " is smaller than the core's " +
-               std::to_string(core_size));
+      if (head->struct_size < min_size) {
+        refuse("struct_size " + std::to_string(head->struct_size) +
+               " is smaller than the core's minimum " + std::to_string(min_size));
         continue;
       }
       if (head->name == nullptr || head->name[0] == '\0') {

@@ -164,7 +164,8 @@ const xshmem_core_services_v1_t kServices = {XSHMEM_SERVICES_ABI_VERSION,
                                              svc_allgather,
                                              svc_barrier,
                                              svc_node_fd_exchange,
-                                             svc_fatal};
+                                             svc_fatal,
+                                             nullptr /* cuda_driver_proc */};
 
 bool logged(const char *needle) {
   std::lock_guard lock(g_mu);

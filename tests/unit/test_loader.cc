@@ -92,7 +92,8 @@ TEST_CASE("loader refuses broken plugins with reasons and loads the good ones", 
   SECTION("struct_size too small") {
     const plugins::Refused *r = refused_file(loader, "libxshmem_transport_unittest_small.so");
     REQUIRE(r != nullptr);
-    CHECK(r->reason == "struct_size 16 is smaller than the core's " + ts);
+    CHECK(r->reason == "struct_size 16 is smaller than the core's minimum " +
+                           std::to_string(XSHMEM_TRANSPORT_V1_MIN_SIZE));
     std::string line = refusal_line(cap, "libxshmem_transport_unittest_small.so");
     CHECK(line.find("plugin abi_version 1 struct_size 16; core abi_version 1 struct_size " + ts) !=
           std::string::npos);
@@ -136,6 +137,15 @@ TEST_CASE("loader refuses broken plugins with reasons and loads the good ones", 
     CHECK(reinterpret_cast<intptr_t>(ctx) == 12 * 1024);  // read by load() through svc
     CHECK(cap.text().find("unittest_good] info: knob is 12288") != std::string::npos);
     CHECK(refused_file(loader, "libxshmem_transport_unittest_good.so") == nullptr);
+  }
+  SECTION("a transport of minor version 1.0 loads; ops past its struct_size count as absent") {
+    const plugins::Transport *t = loader.find_transport("unittest_v10");
+    REQUIRE(t != nullptr);
+    CHECK(t->ops->struct_size == XSHMEM_TRANSPORT_V1_MIN_SIZE);
+    CHECK(t->ops->struct_size < sizeof(xshmem_transport_v1_t));
+    CHECK_FALSE(XSHMEM_TRANSPORT_HAS_OP(t->ops, heap_grow));
+    CHECK(XSHMEM_TRANSPORT_HAS_OP(t->ops, finalize));
+    CHECK(refused_file(loader, "libxshmem_transport_unittest_v10.so") == nullptr);
   }
   SECTION("good bootstrap") {
     const plugins::Bootstrap *b = loader.find_bootstrap("unittest_good");

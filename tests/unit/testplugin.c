@@ -84,7 +84,7 @@ static xshmem_status_t tp_ctx_only(void *ctx) {
 TP_EXPORT const xshmem_transport_v1_t TP_SYMBOL = {
     TP_ABI,     TP_SIZE,     TP_NAME,          XSHMEM_TRANSPORT_CAP_HOST_HEAP,
     tp_load,    tp_init,     tp_heap_register, tp_can_reach,
-    tp_connect, tp_ctx_only, tp_ctx_only};
+    tp_connect, tp_ctx_only, tp_ctx_only,      NULL /* heap_grow */};
 
 #else /* bootstrap */
 

@@ -127,7 +127,8 @@ const xshmem_core_services_v1_t *test_services() {
                                                 svc_allgather,
                                                 svc_barrier,
                                                 svc_node_fd_exchange,
-                                                svc_fatal};
+                                                svc_fatal,
+                                                nullptr /* cuda_driver_proc */};
   return &svc;
 }
 

@@ -20,13 +20,13 @@ extern "C" {
 /* What the core knows of the job once the bootstrap is up (zeroed before that). */
 typedef struct xshmem_job_info_v1 {
   uint32_t struct_size;
-  int my_pe;             /* rank in the world team */
-  int n_pes;             /* world size */
-  int my_local_pe;       /* rank among PEs on the same host, -1 before the bootstrap */
-  int n_local_pes;       /* PEs on the same host */
-  const int *local_rank; /* [n_pes]: the PE's rank on its host */
+  int my_pe;               /* rank in the world team */
+  int n_pes;               /* world size */
+  int my_local_pe;         /* rank among PEs on the same host, -1 before the bootstrap */
+  int n_local_pes;         /* PEs on the same host */
+  const int *local_rank;   /* [n_pes]: the PE's rank on its host */
   const uint64_t *host_id; /* [n_pes]: equal values mean the same host */
-  const char *job_token; /* NUL-terminated hex string, the same on every PE of the job */
+  const char *job_token;   /* NUL-terminated hex string, the same on every PE of the job */
 } xshmem_job_info_v1_t;
 
 typedef struct xshmem_core_services_v1 {
@@ -63,13 +63,33 @@ typedef struct xshmem_core_services_v1 {
 
   /* Fatal error: logs `msg`, tells every PE of the job to exit, and exits with `exit_code`. */
   void (*fatal)(int exit_code, const char *subsys, const char *msg) __attribute__((noreturn));
+
+  /* ---- Appended in minor version 1.1 (check with XSHMEM_SERVICES_HAS before use) ---- */
+
+  /* CUDA driver entry point `symbol` (for example "cuMemMap"), in the ABI of the CUDA driver
+   * version XSHMEM_CUDA_DRIVER_ABI (use the PFN_<symbol>_v<version> typedefs of cudaTypedefs.h
+   * that this version selects), or NULL when there is no usable driver, the symbol is unknown, or
+   * the core was built without CUDA. Plugins never link libcuda: this is how they reach it. Safe
+   * to call from any thread; cheap after the first call for a symbol is not guaranteed, so look
+   * entry points up once, in init. */
+  void *(*cuda_driver_proc)(const char *symbol);
 } xshmem_core_services_v1_t;
 
+/* The CUDA version whose driver ABI cuda_driver_proc returns (12.0). */
+#define XSHMEM_CUDA_DRIVER_ABI 12000
+
+/* Whether the services table `svc` (a pointer) has field `field` (appended in a minor version):
+ * the core that handed it over may be older than the plugin's SDK. */
+#define XSHMEM_SERVICES_HAS(svc, field)                                         \
+  ((svc)->struct_size >= offsetof(xshmem_core_services_v1_t, field) +           \
+                             sizeof(((xshmem_core_services_v1_t *)0)->field) && \
+   (svc)->field != NULL)
+
 /* Convenience logging macros for plugins; `svc` is the services table and `SUBSYS` a string. */
-#define XSHMEM_PLOG(svc, lvl, subsys, ...)                                 \
-  do {                                                                    \
-    if ((svc)->log_enabled((lvl), (subsys)))                              \
-      (svc)->log((lvl), (subsys), __FILE__, __LINE__, __VA_ARGS__);       \
+#define XSHMEM_PLOG(svc, lvl, subsys, ...)                          \
+  do {                                                              \
+    if ((svc)->log_enabled((lvl), (subsys)))                        \
+      (svc)->log((lvl), (subsys), __FILE__, __LINE__, __VA_ARGS__); \
   } while (0)
 
 #ifdef __cplusplus

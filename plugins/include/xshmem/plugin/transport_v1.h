@@ -10,8 +10,13 @@
  * one symbol, `xshmem_transport_plugin_v1`, of type xshmem_transport_v1_t.
  *
  * Call order (all collective over the world, in the same order on every PE):
- *   load -> init -> heap_register -> (can_reach for every pe) -> connect -> ...
+ *   load -> init -> heap_register -> heap_grow for each chunk committed so far (DEVICE heaps)
+ *   -> (can_reach for every pe) -> connect -> ... heap_grow as the heap grows ...
  *   -> heap_deregister -> finalize
+ *
+ * Minor versions append fields. The core accepts a plugin whose struct_size is at least
+ * XSHMEM_TRANSPORT_V1_MIN_SIZE (the size of version 1.0) and treats operations past the plugin's
+ * struct_size as NULL (XSHMEM_TRANSPORT_HAS_OP).
  */
 #ifndef XSHMEM_PLUGIN_TRANSPORT_V1_H
 #define XSHMEM_PLUGIN_TRANSPORT_V1_H
@@ -27,10 +32,10 @@ extern "C" {
 
 /* Data paths (DESIGN.md "One device API, three data paths"); a closed set. */
 typedef enum xshmem_path {
-  XSHMEM_PATH_NONE = 0,  /* unreachable */
-  XSHMEM_PATH_LSA = 1,   /* load/store through a mapping of the peer's heap */
-  XSHMEM_PATH_GDA = 2,   /* GPU-posted NIC work requests */
-  XSHMEM_PATH_PROXY = 3  /* requests to a proxy thread that calls the transport's host ops */
+  XSHMEM_PATH_NONE = 0, /* unreachable */
+  XSHMEM_PATH_LSA = 1,  /* load/store through a mapping of the peer's heap */
+  XSHMEM_PATH_GDA = 2,  /* GPU-posted NIC work requests */
+  XSHMEM_PATH_PROXY = 3 /* requests to a proxy thread that calls the transport's host ops */
 } xshmem_path_t;
 
 /* Per-peer attribute flags (xshmem_peer_info_v1_t.flags). */
@@ -48,11 +53,26 @@ typedef enum xshmem_mem_kind { XSHMEM_MEM_HOST = 0, XSHMEM_MEM_DEVICE = 1 } xshm
 typedef struct xshmem_mem_region_v1 {
   uint32_t struct_size;
   xshmem_mem_kind_t kind;
-  void *base;   /* start of the heap in this process */
-  size_t size;  /* bytes */
-  int fd;       /* a shareable file descriptor for the memory (memfd, CUDA POSIX handle), or -1 */
-  int device;   /* CUDA device ordinal for DEVICE heaps, else -1 */
+  void *base;  /* start of the heap in this process */
+  size_t size; /* bytes */
+  int fd;      /* a shareable file descriptor for the memory (memfd, CUDA POSIX handle), or -1 */
+  int device;  /* CUDA device ordinal for DEVICE heaps, else -1 */
+  /* ---- Appended in minor version 1.1 (check struct_size) ---- */
+  /* DEVICE heaps: `base` and `size` are a reserved virtual range; physical memory is committed
+   * from offset 0 upwards in chunks reported through heap_grow. Chunk offsets and sizes are
+   * multiples of `granularity` (the CUDA allocation granularity), so a peer's range reserved with
+   * this alignment can map each chunk at the same offset. 0 for HOST heaps. */
+  size_t granularity;
 } xshmem_mem_region_v1_t;
+
+/* One piece of physical memory committed to a DEVICE heap (heap_grow). */
+typedef struct xshmem_mem_chunk_v1 {
+  uint32_t struct_size;
+  size_t offset; /* from the heap's base; the same on every PE */
+  size_t size;   /* bytes */
+  int fd;        /* POSIX file descriptor of the CUDA allocation (owned by the core: dup it to keep
+                    it past the call), or -1 if none */
+} xshmem_mem_chunk_v1_t;
 
 /* What a transport says of one peer. */
 typedef struct xshmem_peer_info_v1 {
@@ -94,7 +114,26 @@ typedef struct xshmem_transport_v1 {
 
   /* Frees everything init created. */
   xshmem_status_t (*finalize)(void *ctx);
+
+  /* ---- Appended in minor version 1.1; optional (NULL: not needed) ---- */
+
+  /* Collective: this PE's heap gained `chunk` (physical memory now backs [offset, offset+size)),
+   * and so did every other PE's heap at the same offset (heaps grow alike: allocation is
+   * collective and deterministic). Called after heap_register for every chunk, including those
+   * committed before heap_register, in offset order. A failure stops the job: peers may already
+   * have mapped the chunk. */
+  xshmem_status_t (*heap_grow)(void *ctx, const xshmem_mem_chunk_v1_t *chunk);
 } xshmem_transport_v1_t;
+
+/* Size of the version 1.0 struct: the smallest struct_size the core accepts. */
+#define XSHMEM_TRANSPORT_V1_MIN_SIZE (offsetof(xshmem_transport_v1_t, finalize) + sizeof(void *))
+
+/* Whether transport `t` (a pointer) provides operation `op`: the op lies within the plugin's
+ * struct_size (older plugins end earlier) and is not NULL. */
+#define XSHMEM_TRANSPORT_HAS_OP(t, op)                                                   \
+  ((t)->struct_size >=                                                                   \
+       offsetof(xshmem_transport_v1_t, op) + sizeof(((xshmem_transport_v1_t *)0)->op) && \
+   (t)->op != NULL)
 
 #ifdef __cplusplus
 }

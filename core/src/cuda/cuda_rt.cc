@@ -1,0 +1,319 @@
+// xshmem core: GPU selection, driver entry points, internal stream and device state (CUDA builds).
+#include "cuda_rt.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include <xshmem/plugin/services_v1.h>
+#include "../config.h"
+#include "../log.h"
+#include "../runtime.h"
+#include "cuda_driver.h"
+
+namespace xshmem::cuda {
+namespace {
+
+constexpr const char *kSubsys = "cuda";
+
+struct Gpu {
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  void *state_buf = nullptr;  // device copy of state_t followed by the peers table
+  uint64_t state_version = 0;
+};
+Gpu g_gpu;
+
+std::string rt_error(const char *call, cudaError_t e) {
+  char buf[256];
+  snprintf(buf, sizeof(buf), "%s failed: %s (%s)", call, cudaGetErrorName(e),
+           cudaGetErrorString(e));
+  (void)cudaGetLastError();  // clear it, so later calls do not report it again
+  return buf;
+}
+
+// cuInit through the runtime's entry point lookup, once per process. Whether it worked decides
+// whether any driver entry point is handed out.
+bool driver_initialized(std::string *why) {
+  static std::once_flag once;
+  static bool ok = false;
+  static std::string reason;
+  std::call_once(once, [] {
+    void *fn = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    cudaError_t e = cudaGetDriverEntryPointByVersion("cuInit", &fn, XSHMEM_CUDA_DRIVER_ABI,
+                                                     cudaEnableDefault, &q);
+    if (e != cudaSuccess) {
+      reason = rt_error("cudaGetDriverEntryPointByVersion(cuInit)", e);
+      return;
+    }
+    if (q != cudaDriverEntryPointSuccess || fn == nullptr) {
+      reason = "the CUDA driver has no cuInit entry point";
+      return;
+    }
+    CUresult r = reinterpret_cast<decltype(&::cuInit)>(fn)(0);
+    if (r != CUDA_SUCCESS) {
+      reason = "cuInit failed with CUresult " + std::to_string(static_cast<int>(r));
+      return;
+    }
+    ok = true;
+  });
+  if (!ok && why) *why = reason;
+  return ok;
+}
+
+}  // namespace
+
+void *driver_proc(const char *symbol) {
+  if (symbol == nullptr || !driver_initialized(nullptr)) return nullptr;
+  void *fn = nullptr;
+  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+  cudaError_t e =
+      cudaGetDriverEntryPointByVersion(symbol, &fn, XSHMEM_CUDA_DRIVER_ABI, cudaEnableDefault, &q);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  return q == cudaDriverEntryPointSuccess ? fn : nullptr;
+}
+
+const Driver *driver(std::string *why) {
+  static std::once_flag once;
+  static Driver table;
+  static bool ok = false;
+  static std::string reason;
+  std::call_once(once, [] {
+    if (!driver_initialized(&reason)) return;
+    const char *missing = nullptr;
+    auto get = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(driver_proc(name));
+      if (!fn && !missing) missing = name;
+    };
+#define XSHMEM_CU_GET(name) get(table.name, #name)
+    XSHMEM_CU_GET(cuGetErrorName);
+    XSHMEM_CU_GET(cuGetErrorString);
+    XSHMEM_CU_GET(cuDeviceGet);
+    XSHMEM_CU_GET(cuDeviceGetAttribute);
+    XSHMEM_CU_GET(cuDeviceGetPCIBusId);
+    XSHMEM_CU_GET(cuMemGetAllocationGranularity);
+    XSHMEM_CU_GET(cuMemAddressReserve);
+    XSHMEM_CU_GET(cuMemAddressFree);
+    XSHMEM_CU_GET(cuMemCreate);
+    XSHMEM_CU_GET(cuMemRelease);
+    XSHMEM_CU_GET(cuMemMap);
+    XSHMEM_CU_GET(cuMemUnmap);
+    XSHMEM_CU_GET(cuMemSetAccess);
+    XSHMEM_CU_GET(cuMemExportToShareableHandle);
+#undef XSHMEM_CU_GET
+    if (missing) {
+      reason = std::string("the CUDA driver has no entry point ") + missing + " (ABI " +
+               std::to_string(XSHMEM_CUDA_DRIVER_ABI) + "); update the GPU driver";
+      return;
+    }
+    ok = true;
+  });
+  if (!ok && why) *why = reason;
+  return ok ? &table : nullptr;
+}
+
+std::string cu_error(const char *call, CUresult r) {
+  const char *name = nullptr, *text = nullptr;
+  if (const Driver *d = driver()) {
+    d->cuGetErrorName(r, &name);
+    d->cuGetErrorString(r, &text);
+  }
+  char buf[256];
+  snprintf(buf, sizeof(buf), "%s failed: %s (%s)", call, name ? name : "CUresult",
+           text ? text : std::to_string(static_cast<int>(r)).c_str());
+  return buf;
+}
+
+Probe probe(int local_rank) {
+  Probe p;
+  int n = 0;
+  if (cudaError_t e = cudaGetDeviceCount(&n); e != cudaSuccess) {
+    p.reason = rt_error("cudaGetDeviceCount", e);
+    if (e == cudaErrorInsufficientDriver)
+      p.reason += "; no NVIDIA driver is loaded, or it is older than CUDA " +
+                  std::to_string(CUDART_VERSION / 1000) + "." +
+                  std::to_string(CUDART_VERSION % 1000 / 10) + " needs";
+    return p;
+  }
+  if (n <= 0) {
+    p.reason = "no CUDA device is visible (check CUDA_VISIBLE_DEVICES)";
+    return p;
+  }
+  const int64_t want = config::get_int("XSHMEM_CUDA_DEVICE");
+  if (want >= n) {
+    p.reason = "XSHMEM_CUDA_DEVICE=" + std::to_string(want) + " but only " + std::to_string(n) +
+               " CUDA device(s) are visible";
+    return p;
+  }
+  const int dev = want >= 0 ? static_cast<int>(want) : (local_rank < 0 ? 0 : local_rank) % n;
+  // cudaSetDevice creates the primary context (CUDA 12+) and makes it current on this thread;
+  // the driver calls of the heap and the plugins run in it.
+  if (cudaError_t e = cudaSetDevice(dev); e != cudaSuccess) {
+    p.reason = rt_error(("cudaSetDevice(" + std::to_string(dev) + ")").c_str(), e);
+    return p;
+  }
+  std::string why;
+  const Driver *d = driver(&why);
+  if (!d) {
+    p.reason = why;
+    return p;
+  }
+  CUdevice cu = 0;
+  if (CUresult r = d->cuDeviceGet(&cu, dev); r != CUDA_SUCCESS) {
+    p.reason = cu_error("cuDeviceGet", r);
+    return p;
+  }
+  int vmm = 0, posix = 0;
+  d->cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, cu);
+  d->cuDeviceGetAttribute(&posix, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
+                          cu);
+  if (!vmm || !posix) {
+    p.reason = "CUDA device " + std::to_string(dev) + " does not support " +
+               (!vmm ? "virtual memory management (cuMemCreate/cuMemMap)"
+                     : "POSIX file-descriptor memory handles");
+    return p;
+  }
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = cu;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  size_t gran = 0;
+  if (CUresult r =
+          d->cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+      r != CUDA_SUCCESS || gran == 0) {
+    p.reason = cu_error("cuMemGetAllocationGranularity", r);
+    return p;
+  }
+  char bus[32] = {0};
+  d->cuDeviceGetPCIBusId(bus, sizeof(bus), cu);
+  cudaDeviceProp props{};
+  std::string name = cudaGetDeviceProperties(&props, dev) == cudaSuccess ? props.name : "?";
+  p.device = dev;
+  p.granularity = gran;
+  p.description = "cuda device " + std::to_string(dev) + " (" + name + ", pci " + bus + ")";
+  return p;
+}
+
+Status open(int device) {
+  if (g_gpu.device >= 0) return XSHMEM_SUCCESS;
+  if (cudaError_t e = cudaSetDevice(device); e != cudaSuccess) {
+    XLOG_ERROR(kSubsys, "%s", rt_error("cudaSetDevice", e).c_str());
+    return XSHMEM_ERR_IO;
+  }
+  if (cudaError_t e = cudaStreamCreateWithFlags(&g_gpu.stream, cudaStreamNonBlocking);
+      e != cudaSuccess) {
+    XLOG_ERROR(kSubsys, "cannot create the internal stream: %s",
+               rt_error("cudaStreamCreateWithFlags", e).c_str());
+    g_gpu.stream = nullptr;
+    return XSHMEM_ERR_IO;
+  }
+  g_gpu.device = device;
+  return XSHMEM_SUCCESS;
+}
+
+void close() {
+  if (g_gpu.device < 0) return;
+  (void)cudaSetDevice(g_gpu.device);
+  if (g_gpu.stream) {
+    (void)cudaStreamSynchronize(g_gpu.stream);
+    (void)cudaStreamDestroy(g_gpu.stream);
+  }
+  if (g_gpu.state_buf) (void)cudaFree(g_gpu.state_buf);
+  (void)cudaGetLastError();
+  g_gpu.stream = nullptr;
+  g_gpu.state_buf = nullptr;
+  g_gpu.device = -1;
+  ++g_gpu.state_version;  // a later init publishes a new state
+}
+
+Status publish_state(const dev::state_t &host) {
+  if (g_gpu.device < 0) return XSHMEM_SUCCESS;
+  (void)cudaSetDevice(g_gpu.device);
+  const size_t peers_off = (sizeof(dev::state_t) + 15) / 16 * 16;
+  const size_t n = host.n_pes > 0 ? static_cast<size_t>(host.n_pes) : 0;
+  const size_t bytes = peers_off + n * sizeof(dev::peer_t);
+  void *buf = nullptr;
+  if (cudaError_t e = cudaMalloc(&buf, bytes); e != cudaSuccess) {
+    XLOG_ERROR(kSubsys, "cannot allocate %zu bytes for the device state: %s", bytes,
+               rt_error("cudaMalloc", e).c_str());
+    return XSHMEM_ERR_NOMEM;
+  }
+  dev::state_t s = host;
+  s.peers = reinterpret_cast<dev::peer_t *>(static_cast<char *>(buf) + peers_off);
+  s.on_bad_path = nullptr;  // host function pointers mean nothing on the GPU
+  s.transport_names = nullptr;
+  std::vector<unsigned char> image(bytes, 0);
+  memcpy(image.data(), &s, sizeof(s));
+  if (n) memcpy(image.data() + peers_off, host.peers, n * sizeof(dev::peer_t));
+  if (cudaError_t e = cudaMemcpy(buf, image.data(), bytes, cudaMemcpyHostToDevice);
+      e != cudaSuccess) {
+    XLOG_ERROR(kSubsys, "cannot copy the device state: %s", rt_error("cudaMemcpy", e).c_str());
+    (void)cudaFree(buf);
+    return XSHMEM_ERR_IO;
+  }
+  if (g_gpu.state_buf) (void)cudaFree(g_gpu.state_buf);
+  g_gpu.state_buf = buf;
+  ++g_gpu.state_version;
+  XLOG_DEBUG(kSubsys, "device state version %llu at %p (%zu peers)",
+             static_cast<unsigned long long>(g_gpu.state_version), buf, n);
+  return XSHMEM_SUCCESS;
+}
+
+Status memset_sync(void *dst, int value, size_t n) {
+  if (g_gpu.device < 0) return XSHMEM_ERR_INVALID;
+  (void)cudaSetDevice(g_gpu.device);
+  cudaError_t e = cudaMemsetAsync(dst, value, n, g_gpu.stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(g_gpu.stream);
+  if (e != cudaSuccess) {
+    XLOG_ERROR(kSubsys, "memset of %zu bytes at %p: %s", n, dst,
+               rt_error("cudaMemsetAsync", e).c_str());
+    return XSHMEM_ERR_IO;
+  }
+  return XSHMEM_SUCCESS;
+}
+
+Status copy_sync(void *dst, const void *src, size_t n) {
+  if (g_gpu.device < 0) return XSHMEM_ERR_INVALID;
+  (void)cudaSetDevice(g_gpu.device);
+  cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, g_gpu.stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(g_gpu.stream);
+  if (e != cudaSuccess) {
+    XLOG_ERROR(kSubsys, "copy of %zu bytes %p -> %p: %s", n, src, dst,
+               rt_error("cudaMemcpyAsync", e).c_str());
+    return XSHMEM_ERR_IO;
+  }
+  return XSHMEM_SUCCESS;
+}
+
+}  // namespace xshmem::cuda
+
+// ---- runtime.h: the GPU-heap contract
+// ------------------------------------------------------------
+
+namespace xshmem::core {
+
+bool heap_on_device() {
+  return cuda::g_gpu.device >= 0;
+}
+int cuda_device() {
+  return cuda::g_gpu.device;
+}
+void *internal_stream() {
+  return cuda::g_gpu.stream;
+}
+const dev::state_t *device_state() {
+  return static_cast<const dev::state_t *>(cuda::g_gpu.state_buf);
+}
+uint64_t device_state_version() {
+  return cuda::g_gpu.state_version;
+}
+
+}  // namespace xshmem::core

@@ -1,0 +1,50 @@
+// xshmem core: the CUDA side of the runtime (GPU selection, driver entry points, the internal
+// stream, the device copy of the path state).
+//
+// libxshmem links the CUDA runtime statically and never libcuda: the driver is reached through
+// cudaGetDriverEntryPointByVersion, so the same binary starts on machines without a GPU driver
+// and reports why no GPU is usable. A build without CUDA compiles cuda_none.cc instead, whose
+// functions report that no GPU is usable.
+#ifndef XSHMEM_CORE_CUDA_RT_H
+#define XSHMEM_CORE_CUDA_RT_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <xshmem/device/state.h>
+#include "../status.h"
+
+namespace xshmem::cuda {
+
+// The driver entry point `symbol` in the ABI of XSHMEM_CUDA_DRIVER_ABI (services table), or
+// nullptr when there is no usable driver.
+void *driver_proc(const char *symbol);
+
+// Whether a CUDA device can hold this PE's heap.
+struct Probe {
+  int device = -1;          // chosen ordinal, current on the calling thread; -1: none usable
+  size_t granularity = 0;   // recommended VMM allocation granularity of that device
+  std::string reason;       // why none is usable (device == -1)
+  std::string description;  // "NVIDIA H200, pci 0000:1b:00.0" for logs
+};
+// Picks the device (XSHMEM_CUDA_DEVICE, or `local_rank` modulo the visible devices), makes it
+// current (its primary context) and checks that it supports what a GPU heap needs (virtual
+// memory management, POSIX descriptor handles).
+Probe probe(int local_rank);
+
+// Opens the runtime's GPU resources on `device` (the internal stream); close releases them and
+// the device state. Both idempotent.
+Status open(int device);
+void close();
+
+// Rebuilds the device copy of `host` (see runtime.h device_state()).
+Status publish_state(const dev::state_t &host);
+
+// Synchronous memset / copy of GPU memory on the internal stream (runtime's own heap work).
+Status memset_sync(void *dst, int value, size_t n);
+Status copy_sync(void *dst, const void *src, size_t n);
+
+}  // namespace xshmem::cuda
+
+#endif  // XSHMEM_CORE_CUDA_RT_H
