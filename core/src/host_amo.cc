@@ -10,6 +10,7 @@
 #include <xshmem/xshmem.h>
 
 #include "checks.h"
+#include "cuda/device_ops.h"
 #include "runtime.h"
 
 namespace xshmem::core {
@@ -27,34 +28,50 @@ void check_amo(const char *call, const T *dest, int pe, const T *fetch = nullptr
   if (has_fetch) check_buffer(call, "fetch", fetch, sizeof(T));
 }
 
+// Runs `Op` at `pe`: the path code on host heaps, a one-thread kernel on GPU heaps (the host
+// cannot access GPU memory atomically). Operands travel as the bits of T (4 or 8 bytes).
+template <dev::amo_op Op, typename T>
+T run(T *dest, T value, T cond, int pe) {
+  XSHMEM_IF_GPU_HEAP {
+    using U = typename dev::atomic::uint_of<sizeof(T)>::type;
+    uint64_t old =
+        gpu::amo(Op, sizeof(T), dest, dev::atomic::bits<U>(value), dev::atomic::bits<U>(cond), pe);
+    return dev::atomic::bits<T>(static_cast<U>(old));
+  }
+  return dev::amo<Op>(state(), dest, value, cond, pe);
+}
+
 }  // namespace
 }  // namespace xshmem::core
 
 namespace xc = xshmem::core;
 namespace xd = xshmem::dev;
+using xshmem::dev::amo_op;
 
 extern "C" {
 
-#define XSHMEM_DEF_AMO_EXT(T, N)                                                 \
-  T xshmem_##N##_atomic_fetch(const T *source, int pe) {                         \
-    xc::check_amo<T>("xshmem_" #N "_atomic_fetch", source, pe);                  \
-    return xd::atomic_fetch(xc::state(), source, pe);                            \
-  }                                                                              \
-  void xshmem_##N##_atomic_set(T *dest, T value, int pe) {                       \
-    xc::check_amo<T>("xshmem_" #N "_atomic_set", dest, pe);                      \
-    xd::atomic_set(xc::state(), dest, value, pe);                                \
-  }                                                                              \
-  T xshmem_##N##_atomic_swap(T *dest, T value, int pe) {                         \
-    xc::check_amo<T>("xshmem_" #N "_atomic_swap", dest, pe);                     \
-    return xd::atomic_swap(xc::state(), dest, value, pe);                        \
-  }                                                                              \
-  void xshmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe) {        \
-    xc::check_amo<T>("xshmem_" #N "_atomic_fetch_nbi", source, pe, fetch, true); \
-    *fetch = xd::atomic_fetch(xc::state(), source, pe);                          \
-  }                                                                              \
-  void xshmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe) {        \
-    xc::check_amo<T>("xshmem_" #N "_atomic_swap_nbi", dest, pe, fetch, true);    \
-    *fetch = xd::atomic_swap(xc::state(), dest, value, pe);                      \
+#define XSHMEM_DEF_AMO_EXT(T, N)                                                                   \
+  T xshmem_##N##_atomic_fetch(const T *source, int pe) {                                           \
+    xc::check_amo<T>("xshmem_" #N "_atomic_fetch", source, pe);                                    \
+    return xc::run<amo_op::fetch>(const_cast<T *>(source), static_cast<T>(0), static_cast<T>(0),   \
+                                  pe);                                                             \
+  }                                                                                                \
+  void xshmem_##N##_atomic_set(T *dest, T value, int pe) {                                         \
+    xc::check_amo<T>("xshmem_" #N "_atomic_set", dest, pe);                                        \
+    xc::run<amo_op::set>(dest, value, static_cast<T>(0), pe);                                      \
+  }                                                                                                \
+  T xshmem_##N##_atomic_swap(T *dest, T value, int pe) {                                           \
+    xc::check_amo<T>("xshmem_" #N "_atomic_swap", dest, pe);                                       \
+    return xc::run<amo_op::swap>(dest, value, static_cast<T>(0), pe);                              \
+  }                                                                                                \
+  void xshmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe) {                          \
+    xc::check_amo<T>("xshmem_" #N "_atomic_fetch_nbi", source, pe, fetch, true);                   \
+    *fetch =                                                                                       \
+        xc::run<amo_op::fetch>(const_cast<T *>(source), static_cast<T>(0), static_cast<T>(0), pe); \
+  }                                                                                                \
+  void xshmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe) {                          \
+    xc::check_amo<T>("xshmem_" #N "_atomic_swap_nbi", dest, pe, fetch, true);                      \
+    *fetch = xc::run<amo_op::swap>(dest, value, static_cast<T>(0), pe);                            \
   }
 XSHMEM_AMO_EXTENDED_TYPES(XSHMEM_DEF_AMO_EXT)
 #undef XSHMEM_DEF_AMO_EXT
@@ -62,35 +79,35 @@ XSHMEM_AMO_EXTENDED_TYPES(XSHMEM_DEF_AMO_EXT)
 #define XSHMEM_DEF_AMO_STD(T, N)                                                          \
   T xshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe) {                  \
     xc::check_amo<T>("xshmem_" #N "_atomic_compare_swap", dest, pe);                      \
-    return xd::atomic_compare_swap(xc::state(), dest, cond, value, pe);                   \
+    return xc::run<amo_op::compare_swap>(dest, value, cond, pe);                          \
   }                                                                                       \
   T xshmem_##N##_atomic_fetch_inc(T *dest, int pe) {                                      \
     xc::check_amo<T>("xshmem_" #N "_atomic_fetch_inc", dest, pe);                         \
-    return xd::atomic_fetch_inc(xc::state(), dest, pe);                                   \
+    return xc::run<amo_op::fetch_add>(dest, static_cast<T>(1), static_cast<T>(0), pe);    \
   }                                                                                       \
   void xshmem_##N##_atomic_inc(T *dest, int pe) {                                         \
     xc::check_amo<T>("xshmem_" #N "_atomic_inc", dest, pe);                               \
-    xd::atomic_inc(xc::state(), dest, pe);                                                \
+    xc::run<amo_op::fetch_add>(dest, static_cast<T>(1), static_cast<T>(0), pe);           \
   }                                                                                       \
   T xshmem_##N##_atomic_fetch_add(T *dest, T value, int pe) {                             \
     xc::check_amo<T>("xshmem_" #N "_atomic_fetch_add", dest, pe);                         \
-    return xd::atomic_fetch_add(xc::state(), dest, value, pe);                            \
+    return xc::run<amo_op::fetch_add>(dest, value, static_cast<T>(0), pe);                \
   }                                                                                       \
   void xshmem_##N##_atomic_add(T *dest, T value, int pe) {                                \
     xc::check_amo<T>("xshmem_" #N "_atomic_add", dest, pe);                               \
-    xd::atomic_add(xc::state(), dest, value, pe);                                         \
+    xc::run<amo_op::fetch_add>(dest, value, static_cast<T>(0), pe);                       \
   }                                                                                       \
   void xshmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe) { \
     xc::check_amo<T>("xshmem_" #N "_atomic_compare_swap_nbi", dest, pe, fetch, true);     \
-    *fetch = xd::atomic_compare_swap(xc::state(), dest, cond, value, pe);                 \
+    *fetch = xc::run<amo_op::compare_swap>(dest, value, cond, pe);                        \
   }                                                                                       \
   void xshmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe) {                     \
     xc::check_amo<T>("xshmem_" #N "_atomic_fetch_inc_nbi", dest, pe, fetch, true);        \
-    *fetch = xd::atomic_fetch_inc(xc::state(), dest, pe);                                 \
+    *fetch = xc::run<amo_op::fetch_add>(dest, static_cast<T>(1), static_cast<T>(0), pe);  \
   }                                                                                       \
   void xshmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe) {            \
     xc::check_amo<T>("xshmem_" #N "_atomic_fetch_add_nbi", dest, pe, fetch, true);        \
-    *fetch = xd::atomic_fetch_add(xc::state(), dest, value, pe);                          \
+    *fetch = xc::run<amo_op::fetch_add>(dest, value, static_cast<T>(0), pe);              \
   }
 XSHMEM_AMO_STANDARD_TYPES(XSHMEM_DEF_AMO_STD)
 #undef XSHMEM_DEF_AMO_STD
@@ -98,15 +115,15 @@ XSHMEM_AMO_STANDARD_TYPES(XSHMEM_DEF_AMO_STD)
 #define XSHMEM_DEF_AMO_BIT_OP(T, N, OP)                                                \
   T xshmem_##N##_atomic_fetch_##OP(T *dest, T value, int pe) {                         \
     xc::check_amo<T>("xshmem_" #N "_atomic_fetch_" #OP, dest, pe);                     \
-    return xd::atomic_fetch_##OP(xc::state(), dest, value, pe);                        \
+    return xc::run<amo_op::fetch_##OP>(dest, value, static_cast<T>(0), pe);            \
   }                                                                                    \
   void xshmem_##N##_atomic_##OP(T *dest, T value, int pe) {                            \
     xc::check_amo<T>("xshmem_" #N "_atomic_" #OP, dest, pe);                           \
-    xd::atomic_##OP(xc::state(), dest, value, pe);                                     \
+    xc::run<amo_op::fetch_##OP>(dest, value, static_cast<T>(0), pe);                   \
   }                                                                                    \
   void xshmem_##N##_atomic_fetch_##OP##_nbi(T *fetch, T *dest, T value, int pe) {      \
     xc::check_amo<T>("xshmem_" #N "_atomic_fetch_" #OP "_nbi", dest, pe, fetch, true); \
-    *fetch = xd::atomic_fetch_##OP(xc::state(), dest, value, pe);                      \
+    *fetch = xc::run<amo_op::fetch_##OP>(dest, value, static_cast<T>(0), pe);          \
   }
 #define XSHMEM_DEF_AMO_BIT(T, N)   \
   XSHMEM_DEF_AMO_BIT_OP(T, N, and) \
@@ -115,5 +132,40 @@ XSHMEM_AMO_STANDARD_TYPES(XSHMEM_DEF_AMO_STD)
 XSHMEM_AMO_BITWISE_TYPES(XSHMEM_DEF_AMO_BIT)
 #undef XSHMEM_DEF_AMO_BIT
 #undef XSHMEM_DEF_AMO_BIT_OP
+
+// Second names for the inline CUDA API's host branches (<xshmem/device/cuda_api.h>).
+#define XSHMEMI_ALIAS(RET, NAME, PARAMS) \
+  RET xshmemi_h_##NAME PARAMS __attribute__((alias("xshmem_" #NAME)));
+#define XSHMEM_ALIAS_AMO_EXT(T, N)                                 \
+  XSHMEMI_ALIAS(T, N##_atomic_fetch, (const T *, int))             \
+  XSHMEMI_ALIAS(void, N##_atomic_set, (T *, T, int))               \
+  XSHMEMI_ALIAS(T, N##_atomic_swap, (T *, T, int))                 \
+  XSHMEMI_ALIAS(void, N##_atomic_fetch_nbi, (T *, const T *, int)) \
+  XSHMEMI_ALIAS(void, N##_atomic_swap_nbi, (T *, T *, T, int))
+XSHMEM_AMO_EXTENDED_TYPES(XSHMEM_ALIAS_AMO_EXT)
+#undef XSHMEM_ALIAS_AMO_EXT
+#define XSHMEM_ALIAS_AMO_STD(T, N)                                        \
+  XSHMEMI_ALIAS(T, N##_atomic_compare_swap, (T *, T, T, int))             \
+  XSHMEMI_ALIAS(T, N##_atomic_fetch_inc, (T *, int))                      \
+  XSHMEMI_ALIAS(void, N##_atomic_inc, (T *, int))                         \
+  XSHMEMI_ALIAS(T, N##_atomic_fetch_add, (T *, T, int))                   \
+  XSHMEMI_ALIAS(void, N##_atomic_add, (T *, T, int))                      \
+  XSHMEMI_ALIAS(void, N##_atomic_compare_swap_nbi, (T *, T *, T, T, int)) \
+  XSHMEMI_ALIAS(void, N##_atomic_fetch_inc_nbi, (T *, T *, int))          \
+  XSHMEMI_ALIAS(void, N##_atomic_fetch_add_nbi, (T *, T *, T, int))
+XSHMEM_AMO_STANDARD_TYPES(XSHMEM_ALIAS_AMO_STD)
+#undef XSHMEM_ALIAS_AMO_STD
+#define XSHMEM_ALIAS_AMO_BIT_OP(T, N, OP)                \
+  XSHMEMI_ALIAS(T, N##_atomic_fetch_##OP, (T *, T, int)) \
+  XSHMEMI_ALIAS(void, N##_atomic_##OP, (T *, T, int))    \
+  XSHMEMI_ALIAS(void, N##_atomic_fetch_##OP##_nbi, (T *, T *, T, int))
+#define XSHMEM_ALIAS_AMO_BIT(T, N)   \
+  XSHMEM_ALIAS_AMO_BIT_OP(T, N, and) \
+  XSHMEM_ALIAS_AMO_BIT_OP(T, N, or)  \
+  XSHMEM_ALIAS_AMO_BIT_OP(T, N, xor)
+XSHMEM_AMO_BITWISE_TYPES(XSHMEM_ALIAS_AMO_BIT)
+#undef XSHMEM_ALIAS_AMO_BIT
+#undef XSHMEM_ALIAS_AMO_BIT_OP
+#undef XSHMEMI_ALIAS
 
 }  // extern "C"

@@ -47,4 +47,7 @@ const char *xshmemx_transport_name(int pe) {
   return s.transport_names[pe];
 }
 
+// Second name for the inline CUDA API's host branch (<xshmem/device/cuda_api.h>).
+void *xshmemi_h_ptr(const void *dest, int pe) __attribute__((alias("xshmem_ptr")));
+
 }  // extern "C"

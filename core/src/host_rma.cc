@@ -10,6 +10,7 @@
 #include <xshmem/xshmem.h>
 
 #include "checks.h"
+#include "cuda/device_ops.h"
 #include "runtime.h"
 
 namespace xshmem::core {
@@ -66,43 +67,72 @@ void check_strided(const char *call, const char *sym_arg, const void *sym, ptrdi
 template <typename T>
 void put(const char *call, T *dest, const T *source, size_t nelems, int pe) {
   check_contig<T>(call, "dest", dest, "source", source, nelems, pe);
+  XSHMEM_IF_GPU_HEAP {
+    return gpu::copy(gpu::peer_addr(dest, pe), source, nelems * sizeof(T), true);
+  }
   dev::put(state(), dest, source, nelems, pe);
 }
 template <typename T>
 void put_nbi(const char *call, T *dest, const T *source, size_t nelems, int pe) {
   check_contig<T>(call, "dest", dest, "source", source, nelems, pe);
+  XSHMEM_IF_GPU_HEAP {
+    return gpu::copy(gpu::peer_addr(dest, pe), source, nelems * sizeof(T), false);
+  }
   dev::put_nbi(state(), dest, source, nelems, pe);
 }
 template <typename T>
 void get(const char *call, T *dest, const T *source, size_t nelems, int pe) {
   check_contig<T>(call, "source", source, "dest", dest, nelems, pe);
+  XSHMEM_IF_GPU_HEAP {
+    return gpu::copy(dest, gpu::peer_addr(source, pe), nelems * sizeof(T), true);
+  }
   dev::get(state(), dest, source, nelems, pe);
 }
 template <typename T>
 void get_nbi(const char *call, T *dest, const T *source, size_t nelems, int pe) {
   check_contig<T>(call, "source", source, "dest", dest, nelems, pe);
+  XSHMEM_IF_GPU_HEAP {
+    return gpu::copy(dest, gpu::peer_addr(source, pe), nelems * sizeof(T), false);
+  }
   dev::get_nbi(state(), dest, source, nelems, pe);
 }
 template <typename T>
 void p(const char *call, T *dest, T value, int pe) {
   check_contig<T>(call, "dest", dest, nullptr, nullptr, 1, pe);
+  // A pageable source is staged before cudaMemcpyAsync returns, so `value` may go away.
+  XSHMEM_IF_GPU_HEAP {
+    return gpu::copy(gpu::peer_addr(dest, pe), &value, sizeof(T), false);
+  }
   dev::p(state(), dest, value, pe);
 }
 template <typename T>
 T g(const char *call, const T *source, int pe) {
   check_contig<T>(call, "source", source, nullptr, nullptr, 1, pe);
+  XSHMEM_IF_GPU_HEAP {
+    T value;
+    gpu::copy(&value, gpu::peer_addr(source, pe), sizeof(T), true);
+    return value;
+  }
   return dev::g(state(), source, pe);
 }
 template <typename T>
 void iput(const char *call, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
           int pe) {
   check_strided<T>(call, "dest", dest, dst, "dst", "source", source, sst, "sst", nelems, pe);
+  XSHMEM_IF_GPU_HEAP {
+    return gpu::copy_strided(gpu::peer_addr(dest, pe), static_cast<size_t>(dst) * sizeof(T), source,
+                             static_cast<size_t>(sst) * sizeof(T), sizeof(T), nelems, true);
+  }
   dev::iput(state(), dest, source, dst, sst, nelems, pe);
 }
 template <typename T>
 void iget(const char *call, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
           int pe) {
   check_strided<T>(call, "source", source, sst, "sst", "dest", dest, dst, "dst", nelems, pe);
+  XSHMEM_IF_GPU_HEAP {
+    return gpu::copy_strided(dest, static_cast<size_t>(dst) * sizeof(T), gpu::peer_addr(source, pe),
+                             static_cast<size_t>(sst) * sizeof(T), sizeof(T), nelems, true);
+  }
   dev::iget(state(), dest, source, dst, sst, nelems, pe);
 }
 
@@ -190,5 +220,36 @@ void xshmem_getmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
   xc::get_nbi<unsigned char>("xshmem_getmem_nbi", static_cast<unsigned char *>(dest),
                              static_cast<const unsigned char *>(source), nbytes, pe);
 }
+
+// Second names of the functions above, for the inline CUDA API's host branches
+// (<xshmem/device/cuda_api.h>).
+#define XSHMEMI_ALIAS(RET, NAME, PARAMS) \
+  RET xshmemi_h_##NAME PARAMS __attribute__((alias("xshmem_" #NAME)));
+#define XSHMEM_ALIAS_RMA(T, N)                                                       \
+  XSHMEMI_ALIAS(void, N##_put, (T *, const T *, size_t, int))                        \
+  XSHMEMI_ALIAS(void, N##_get, (T *, const T *, size_t, int))                        \
+  XSHMEMI_ALIAS(void, N##_put_nbi, (T *, const T *, size_t, int))                    \
+  XSHMEMI_ALIAS(void, N##_get_nbi, (T *, const T *, size_t, int))                    \
+  XSHMEMI_ALIAS(void, N##_p, (T *, T, int))                                          \
+  XSHMEMI_ALIAS(T, N##_g, (const T *, int))                                          \
+  XSHMEMI_ALIAS(void, N##_iput, (T *, const T *, ptrdiff_t, ptrdiff_t, size_t, int)) \
+  XSHMEMI_ALIAS(void, N##_iget, (T *, const T *, ptrdiff_t, ptrdiff_t, size_t, int))
+XSHMEM_RMA_TYPES_NO_LD(XSHMEM_ALIAS_RMA)
+#undef XSHMEM_ALIAS_RMA
+#define XSHMEM_ALIAS_SIZED(BITS, T)                                                          \
+  XSHMEMI_ALIAS(void, put##BITS, (void *, const void *, size_t, int))                        \
+  XSHMEMI_ALIAS(void, get##BITS, (void *, const void *, size_t, int))                        \
+  XSHMEMI_ALIAS(void, put##BITS##_nbi, (void *, const void *, size_t, int))                  \
+  XSHMEMI_ALIAS(void, get##BITS##_nbi, (void *, const void *, size_t, int))                  \
+  XSHMEMI_ALIAS(void, iput##BITS, (void *, const void *, ptrdiff_t, ptrdiff_t, size_t, int)) \
+  XSHMEMI_ALIAS(void, iget##BITS, (void *, const void *, ptrdiff_t, ptrdiff_t, size_t, int))
+XSHMEM_SIZED_TYPES(XSHMEM_ALIAS_SIZED)
+XSHMEM_ALIAS_SIZED(128, void)
+#undef XSHMEM_ALIAS_SIZED
+XSHMEMI_ALIAS(void, putmem, (void *, const void *, size_t, int))
+XSHMEMI_ALIAS(void, getmem, (void *, const void *, size_t, int))
+XSHMEMI_ALIAS(void, putmem_nbi, (void *, const void *, size_t, int))
+XSHMEMI_ALIAS(void, getmem_nbi, (void *, const void *, size_t, int))
+#undef XSHMEMI_ALIAS
 
 }  // extern "C"

@@ -7,6 +7,7 @@
 #include <xshmem/xshmem.h>
 
 #include "checks.h"
+#include "cuda/device_ops.h"
 #include "runtime.h"
 
 static_assert(XSHMEM_SIGNAL_SET == xshmem::dev::kSignalSet &&
@@ -47,11 +48,24 @@ void put_signal(const char *call, bool nbi, T *dest, const T *source, size_t nel
                  static_cast<void *>(dest), bytes);
     }
   }
+  XSHMEM_IF_GPU_HEAP {
+    return gpu::put_signal(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe, !nbi);
+  }
   if (nbi) {
     dev::put_signal_nbi(state(), dest, source, nelems, sig_addr, signal, sig_op, pe);
   } else {
     dev::put_signal(state(), dest, source, nelems, sig_addr, signal, sig_op, pe);
   }
+}
+
+// Reads the local signal: an acquire load, or on a GPU heap a copy to the host.
+uint64_t fetch_signal(const uint64_t *sig_addr) {
+  XSHMEM_IF_GPU_HEAP {
+    uint64_t v;
+    gpu::read_local(&v, sig_addr, sizeof v);
+    return v;
+  }
+  return dev::signal_fetch(sig_addr);
 }
 
 }  // namespace
@@ -109,6 +123,9 @@ void xshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe) {
   xc::check_init(call);
   xc::check_pe(call, pe);
   xc::check_sig_addr(call, sig_addr);
+  XSHMEM_IF_GPU_HEAP {
+    return xc::gpu::put_signal(nullptr, nullptr, 0, sig_addr, signal, xd::kSignalAdd, pe, false);
+  }
   xd::signal_op(xc::state(), sig_addr, signal, xd::kSignalAdd, pe);
 }
 
@@ -117,6 +134,9 @@ void xshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe) {
   xc::check_init(call);
   xc::check_pe(call, pe);
   xc::check_sig_addr(call, sig_addr);
+  XSHMEM_IF_GPU_HEAP {
+    return xc::gpu::put_signal(nullptr, nullptr, 0, sig_addr, signal, xd::kSignalSet, pe, false);
+  }
   xd::signal_op(xc::state(), sig_addr, signal, xd::kSignalSet, pe);
 }
 
@@ -124,7 +144,7 @@ uint64_t xshmem_signal_fetch(const uint64_t *sig_addr) {
   const char *call = "xshmem_signal_fetch";
   xc::check_init(call);
   xc::check_sig_addr(call, sig_addr);
-  return xd::signal_fetch(sig_addr);
+  return xc::fetch_signal(sig_addr);
 }
 
 uint64_t xshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
@@ -132,7 +152,40 @@ uint64_t xshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
   xc::check_init(call);
   xc::check_sig_addr(call, sig_addr);
   xc::check_cmp(call, cmp);
+  XSHMEM_IF_GPU_HEAP {
+    xd::atomic::backoff wait;
+    for (;;) {
+      uint64_t seen = xc::fetch_signal(sig_addr);
+      if (xd::compare(cmp, seen, cmp_value)) return seen;
+      wait();
+    }
+  }
   return xd::signal_wait_until(sig_addr, cmp, cmp_value);
 }
+
+// Second names for the inline CUDA API's host branches (<xshmem/device/cuda_api.h>).
+#define XSHMEMI_ALIAS(RET, NAME, PARAMS) \
+  RET xshmemi_h_##NAME PARAMS __attribute__((alias("xshmem_" #NAME)));
+#define XSHMEM_ALIAS_SIG(T, N)                                                                  \
+  XSHMEMI_ALIAS(void, N##_put_signal, (T *, const T *, size_t, uint64_t *, uint64_t, int, int)) \
+  XSHMEMI_ALIAS(void, N##_put_signal_nbi, (T *, const T *, size_t, uint64_t *, uint64_t, int, int))
+XSHMEM_RMA_TYPES_NO_LD(XSHMEM_ALIAS_SIG)
+#undef XSHMEM_ALIAS_SIG
+#define XSHMEM_ALIAS_SIG_SIZED(BITS, T)                                         \
+  XSHMEMI_ALIAS(void, put##BITS##_signal,                                       \
+                (void *, const void *, size_t, uint64_t *, uint64_t, int, int)) \
+  XSHMEMI_ALIAS(void, put##BITS##_signal_nbi,                                   \
+                (void *, const void *, size_t, uint64_t *, uint64_t, int, int))
+XSHMEM_SIZED_TYPES(XSHMEM_ALIAS_SIG_SIZED)
+XSHMEM_ALIAS_SIG_SIZED(128, void)
+#undef XSHMEM_ALIAS_SIG_SIZED
+XSHMEMI_ALIAS(void, putmem_signal, (void *, const void *, size_t, uint64_t *, uint64_t, int, int))
+XSHMEMI_ALIAS(void, putmem_signal_nbi,
+              (void *, const void *, size_t, uint64_t *, uint64_t, int, int))
+XSHMEMI_ALIAS(void, signal_add, (uint64_t *, uint64_t, int))
+XSHMEMI_ALIAS(void, signal_set, (uint64_t *, uint64_t, int))
+XSHMEMI_ALIAS(uint64_t, signal_fetch, (const uint64_t *))
+XSHMEMI_ALIAS(uint64_t, signal_wait_until, (uint64_t *, int, uint64_t))
+#undef XSHMEMI_ALIAS
 
 }  // extern "C"

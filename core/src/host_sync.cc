@@ -5,11 +5,17 @@
 #include <xshmem/xshmem.h>
 
 #include "checks.h"
+#include "cuda/device_ops.h"
 #include "runtime.h"
 
 namespace xshmem::core {
 
 void world_sync() {
+  // GPU heaps: the counters are GPU memory; a kernel runs the same dissemination, with the epoch
+  // kept in the heap's internal region (shared with device-side syncs).
+  XSHMEM_IF_GPU_HEAP {
+    return gpu::world_sync(false);
+  }
   dev::state_t &s = state();
   // Every PE counts its syncs the same way, so the epochs agree without communication.
   dev::sync_all(s, ++s.sync_epoch);
@@ -29,11 +35,17 @@ void xshmem_fence(void) {
 
 void xshmem_quiet(void) {
   xc::check_init("xshmem_quiet");
+  XSHMEM_IF_GPU_HEAP {
+    xc::gpu::quiet();
+  }
   xd::quiet(xc::state());
 }
 
 void xshmem_barrier_all(void) {
   xc::check_init("xshmem_barrier_all");
+  XSHMEM_IF_GPU_HEAP {
+    return xc::gpu::world_sync(true);
+  }  // after the stream's copies
   xd::quiet(xc::state());
   xc::world_sync();
 }
@@ -45,5 +57,11 @@ void xshmem_sync_all(void) {
   xd::atomic::quiet();
   xc::world_sync();
 }
+
+// Second names for the inline CUDA API's host branches (<xshmem/device/cuda_api.h>).
+void xshmemi_h_fence(void) __attribute__((alias("xshmem_fence")));
+void xshmemi_h_quiet(void) __attribute__((alias("xshmem_quiet")));
+void xshmemi_h_barrier_all(void) __attribute__((alias("xshmem_barrier_all")));
+void xshmemi_h_sync_all(void) __attribute__((alias("xshmem_sync_all")));
 
 }  // extern "C"

@@ -19,6 +19,14 @@
 
 #include <xshmem/types.h>
 
+/* Compiled by nvcc as C++, the data-path functions below (RMA, atomics, signals, point-to-point
+ * synchronization, ordering, my_pe, n_pes, ptr) are __host__ __device__ functions callable in
+ * kernels too: see <xshmem/device/cuda_api.h>. XSHMEM_NO_DEVICE_API before the include keeps the
+ * plain C declarations. */
+#if defined(__CUDACC__) && defined(__cplusplus) && !defined(XSHMEM_NO_DEVICE_API)
+#define XSHMEM_DEVICE_API 1
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -32,8 +40,10 @@ void xshmem_init(void);
  * shared-memory segment behind. */
 void xshmem_finalize(void);
 /* This PE's number in the world team, and the number of PEs. */
+#ifndef XSHMEM_DEVICE_API
 int xshmem_my_pe(void);
 int xshmem_n_pes(void);
+#endif
 /* Whether the runtime is initialised (1) or not (0). */
 int xshmem_query_initialized(void);
 /* Stops every PE of the job with `status` as exit code. Does not return. */
@@ -65,7 +75,9 @@ int xshmem_init_attr(unsigned int flags, xshmem_init_attr_t *attr);
 
 /* Address of `dest` at `pe` that this PE can load and store directly, or NULL if `pe` is not
  * load/store reachable. */
+#ifndef XSHMEM_DEVICE_API
 void *xshmem_ptr(const void *dest, int pe);
+#endif
 /* 1 if `addr` is a symmetric address reachable at `pe`, else 0. */
 int xshmem_addr_accessible(const void *addr, int pe);
 /* 1 if `pe` is a PE of this job that this PE can communicate with, else 0. */
@@ -84,6 +96,7 @@ void xshmem_free(void *ptr); /* NULL: no-op, no barrier */
 #define XSHMEM_MALLOC_ATOMICS_REMOTE 1L
 #define XSHMEM_MALLOC_SIGNAL_REMOTE 2L
 
+#ifndef XSHMEM_DEVICE_API
 /* ---- RMA ----------------------------------------------------------------------------------- */
 
 /* Blocking put returns once `source` may be reused; blocking get once `dest` holds the data.
@@ -238,9 +251,33 @@ void xshmem_quiet(void);
 void xshmem_barrier_all(void);
 /* Every PE arrives before any leaves; does not complete remote updates (quiet does). */
 void xshmem_sync_all(void);
+#else
+/* Host only (no long double in device code). */
+#define XSHMEM_DECL_RMA_LD(T, N)                                                                \
+  void xshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                      \
+  void xshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);                      \
+  void xshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);                  \
+  void xshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);                  \
+  void xshmem_##N##_p(T *dest, T value, int pe);                                               \
+  T xshmem_##N##_g(const T *source, int pe);                                                   \
+  void xshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
+                         int pe);                                                              \
+  void xshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
+                         int pe);                                                              \
+  void xshmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,     \
+                               uint64_t signal, int sig_op, int pe);                           \
+  void xshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, \
+                                   uint64_t signal, int sig_op, int pe);
+XSHMEM_DECL_RMA_LD(long double, longdouble)
+#undef XSHMEM_DECL_RMA_LD
+#endif /* XSHMEM_DEVICE_API */
 
 #ifdef __cplusplus
 }
+#endif
+
+#ifdef XSHMEM_DEVICE_API
+#include <xshmem/device/cuda_api.h>
 #endif
 
 #endif /* XSHMEM_XSHMEM_H */

@@ -5,6 +5,7 @@
 #define XSHMEM_XSHMEMX_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <xshmem/xshmem.h>
 
@@ -20,6 +21,25 @@ int xshmemx_oob_barrier(void);
 
 /* The name of the transport that serves `pe` ("hostshm", ...), or NULL if none does. */
 const char *xshmemx_transport_name(int pe);
+
+/* ---- On-stream operations (GPU heaps) ------------------------------------------------------
+ * Enqueued on `stream` (a cudaStream_t: struct CUstream_st * is its definition, so no CUDA
+ * header is needed here) in stream order with the caller's kernels and copies; the call returns
+ * at once. They need a GPU heap (a host heap is a checked-mode error) and stop the job with a
+ * diagnostic in a build without CUDA. Puts and gets are copies from/to the peer's mapped heap
+ * (complete when the stream reaches them); put_signal updates the signal after the data;
+ * quiet_on_stream completes what earlier work in the stream stored; barrier_all_on_stream is
+ * xshmem_barrier_all in stream order (one per PE at a time, in the same order on every PE). */
+struct CUstream_st;
+void xshmemx_putmem_on_stream(void *dest, const void *source, size_t nbytes, int pe,
+                              struct CUstream_st *stream);
+void xshmemx_getmem_on_stream(void *dest, const void *source, size_t nbytes, int pe,
+                              struct CUstream_st *stream);
+void xshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nbytes,
+                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                     struct CUstream_st *stream);
+void xshmemx_quiet_on_stream(struct CUstream_st *stream);
+void xshmemx_barrier_all_on_stream(struct CUstream_st *stream);
 
 #ifdef __cplusplus
 }

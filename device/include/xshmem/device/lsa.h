@@ -20,20 +20,90 @@
 
 namespace xshmem::dev::lsa {
 
+#if defined(__CUDACC__)
+namespace detail {
+
+// Independent accesses each thread has in flight before its first store.
+inline constexpr int kUnroll = 4;
+
+// Units [0, n) of type U, unit i by thread i mod size: a warp touches consecutive units
+// (coalesced), and each thread issues kUnroll loads before it stores.
+template <typename U>
+__device__ __forceinline__ void copy_units(U *d, const U *s, size_t n, unsigned rank,
+                                           unsigned size) {
+  size_t i = rank;
+  const size_t stride = size;
+  for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
+    U v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) v[u] = s[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) d[i + u * stride] = v[u];
+  }
+  for (; i < n; i += stride) d[i] = s[i];
+}
+
+// n 8-byte words to 8-byte aligned d from s, which is m (1..7) bytes past an 8-byte boundary:
+// aligned 8-byte loads, shifted together. The last word read shares at least one byte with
+// [s, s + 8n), so no load leaves the source's aligned words.
+__device__ __forceinline__ void copy_shifted(uint64_t *d, const unsigned char *s, size_t n,
+                                             unsigned rank, unsigned size) {
+  const unsigned m = static_cast<unsigned>(reinterpret_cast<uintptr_t>(s) & 7);
+  const uint64_t *w = reinterpret_cast<const uint64_t *>(s - m);
+  const unsigned lo_shift = 8 * m;
+  const unsigned hi_shift = 64 - lo_shift;
+  size_t i = rank;
+  const size_t stride = size;
+  for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
+    uint64_t lo[kUnroll], hi[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      lo[u] = w[i + u * stride];
+      hi[u] = w[i + u * stride + 1];
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) d[i + u * stride] = (lo[u] >> lo_shift) | (hi[u] << hi_shift);
+  }
+  for (; i < n; i += stride) d[i] = (w[i] >> lo_shift) | (w[i + 1] << hi_shift);
+}
+
+}  // namespace detail
+
+// Copies n bytes with the `size` threads of a group, this one being `rank` (0 <= rank < size);
+// every thread of the group calls with the same arguments, and the copy is complete once every
+// one has returned (the caller synchronises the group). Source and destination 16-byte aligned
+// to each other: 16-byte accesses; 8-byte aligned to each other: 8-byte accesses; otherwise
+// 8-byte stores of shifted 8-byte loads. Unaligned heads and tails go byte by byte.
+__device__ __forceinline__ void copy_group(void *dst, const void *src, size_t n, unsigned rank,
+                                           unsigned size) {
+  auto *d = static_cast<unsigned char *>(dst);
+  const auto *c = static_cast<const unsigned char *>(src);
+  const uintptr_t mis = (reinterpret_cast<uintptr_t>(d) ^ reinterpret_cast<uintptr_t>(c)) & 15;
+  const uintptr_t align = mis == 0 ? 16 : 8;
+  size_t head = (0 - reinterpret_cast<uintptr_t>(d)) & (align - 1);
+  if (head > n) head = n;
+  for (size_t i = rank; i < head; i += size) d[i] = c[i];
+  d += head;
+  c += head;
+  n -= head;
+  const size_t units = n / align;
+  if (mis == 0) {
+    detail::copy_units(reinterpret_cast<uint4 *>(d), reinterpret_cast<const uint4 *>(c), units,
+                       rank, size);
+  } else if ((mis & 7) == 0) {
+    detail::copy_units(reinterpret_cast<uint64_t *>(d), reinterpret_cast<const uint64_t *>(c),
+                       units, rank, size);
+  } else {
+    detail::copy_shifted(reinterpret_cast<uint64_t *>(d), c, units, rank, size);
+  }
+  for (size_t i = units * align + rank; i < n; i += size) d[i] = c[i];
+}
+#endif
+
 // Copies n bytes. Overlap is not supported (RMA source and destination never overlap).
 XSHMEM_HD_INLINE void copy(void *dst, const void *src, size_t n) {
 #if defined(__CUDA_ARCH__)
-  // One thread, 8-byte words when both sides allow, bytes otherwise.
-  // TODO(device RMA issue): vectorized 16-byte copies and warp/block-cooperative loops.
-  auto *d = static_cast<unsigned char *>(dst);
-  const auto *c = static_cast<const unsigned char *>(src);
-  size_t i = 0;
-  if (((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(c)) & 7) == 0) {
-    for (; i + 8 <= n; i += 8) {
-      *reinterpret_cast<uint64_t *>(d + i) = *reinterpret_cast<const uint64_t *>(c + i);
-    }
-  }
-  for (; i < n; ++i) d[i] = c[i];
+  copy_group(dst, src, n, 0, 1);
 #else
   if (n != 0) memcpy(dst, src, n);
 #endif
@@ -81,21 +151,36 @@ XSHMEM_HD_INLINE T g(const T *remote_src) {
 }
 
 // Strided copies; strides are in elements.
+// On the device an element is one typed access (typed addresses are naturally aligned).
 template <typename T>
 XSHMEM_HD_INLINE void iput(T *remote_dst, const T *src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
                            size_t nelems) {
+#if defined(__CUDA_ARCH__)
+  for (size_t i = 0; i < nelems; ++i) {
+    remote_dst[static_cast<ptrdiff_t>(i) * dst_stride] =
+        src[static_cast<ptrdiff_t>(i) * src_stride];
+  }
+#else
   for (size_t i = 0; i < nelems; ++i) {
     copy(remote_dst + static_cast<ptrdiff_t>(i) * dst_stride,
          src + static_cast<ptrdiff_t>(i) * src_stride, sizeof(T));
   }
+#endif
 }
 template <typename T>
 XSHMEM_HD_INLINE void iget(T *dst, const T *remote_src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
                            size_t nelems) {
+#if defined(__CUDA_ARCH__)
+  for (size_t i = 0; i < nelems; ++i) {
+    dst[static_cast<ptrdiff_t>(i) * dst_stride] =
+        remote_src[static_cast<ptrdiff_t>(i) * src_stride];
+  }
+#else
   for (size_t i = 0; i < nelems; ++i) {
     copy(dst + static_cast<ptrdiff_t>(i) * dst_stride,
          remote_src + static_cast<ptrdiff_t>(i) * src_stride, sizeof(T));
   }
+#endif
 }
 
 // Atomics on a mapped address. Relaxed: OpenSHMEM orders AMOs only through fence/quiet.

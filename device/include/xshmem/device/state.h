@@ -31,11 +31,19 @@ struct peer_t {
 };
 
 // Words the runtime keeps at the start of every symmetric heap (the same offset on every PE).
-// Barrier/sync counters are monotonically increasing, so they never need resetting.
+// Barrier/sync counters are monotonically increasing, so they never need resetting (the runtime
+// zeroes the region when it creates the heap).
 struct internal_region_t {
   static constexpr int kMaxRounds = 32;  // dissemination rounds: supports 2^32 PEs
   uint64_t sync_flags[kMaxRounds];       // written by peers: round k arrivals
-  uint64_t reserved[32];
+  // Written by this PE only: the number of world syncs done by code that has no per-process
+  // counter to keep it in (GPU threads, whose state copies live per kernel module; host calls
+  // on GPU heaps run the same kernels). See sync_all(const state_t &) in sync.h.
+  uint64_t sync_epoch;
+  // GPU heaps: where the kernels of host-initiated atomics leave the fetched value for the host
+  // to copy back (one host call at a time).
+  uint64_t host_result;
+  uint64_t reserved[30];
 };
 
 struct state_t {

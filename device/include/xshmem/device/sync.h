@@ -13,6 +13,7 @@
 
 #include <xshmem/device/atomic.h>
 #include <xshmem/device/ops.h>
+#include <xshmem/device/rma.h>
 #include <xshmem/device/signal.h>
 #include <xshmem/device/state.h>
 
@@ -30,6 +31,22 @@ XSHMEM_HD_INLINE void sync_all(const state_t &s, uint64_t epoch) {
     signal_op(s, &s.internal->sync_flags[k], 1, kSignalAdd, to);
     wait_until(&s.internal->sync_flags[k], kCmpGe, epoch);
   }
+}
+
+// sync_all for callers without a per-process counter (GPU threads; host calls on GPU heaps): the
+// epoch is the internal region's sync_epoch, one word per PE in its own heap, so it survives
+// kernel launches and is shared by every kernel module of the process. One caller per PE at a
+// time (one thread of one block), like every collective. Completes this thread's stores first.
+XSHMEM_HD_INLINE void sync_all(const state_t &s) {
+  atomic::quiet();
+  uint64_t epoch = atomic::fetch_add(&s.internal->sync_epoch, uint64_t{1}) + 1;
+  sync_all(s, epoch);
+}
+
+// quiet, then sync_all: every PE has completed its operations before any leaves.
+XSHMEM_HD_INLINE void barrier_all(const state_t &s) {
+  quiet(s);
+  sync_all(s);
 }
 
 }  // namespace xshmem::dev

@@ -1,0 +1,269 @@
+// xshmem core: host API operations on GPU heaps, and the on-stream extensions (xshmemx.h).
+//
+// Copies go on the internal stream (or the caller's stream), in issue order, so fence needs
+// nothing more and quiet is a stream synchronisation. Atomics, signals and world syncs are
+// one-thread kernels that run the same path code GPU threads run, on device_state().
+#define XSHMEM_NO_DEVICE_API 1  // this file is libxshmem: the C declarations, not the inline API
+#include "device_ops.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <mutex>
+
+#include <xshmem/device/path.h>
+#include <xshmem/xshmem.h>
+#include <xshmem/xshmemx.h>
+
+#include "../checks.h"
+#include "../runtime.h"
+
+namespace xshmem::core::gpu {
+namespace {
+
+constexpr const char *kSubsys = "gpu";
+
+// One host-initiated kernel with a result at a time (the result word is shared).
+std::mutex g_result_mutex;
+
+cudaStream_t internal() {
+  return static_cast<cudaStream_t>(internal_stream());
+}
+
+[[noreturn]] void fail(const char *what, cudaError_t e) {
+  char msg[256];
+  snprintf(msg, sizeof msg, "%s failed on pe %d (gpu %d): %s (%s); check the GPU and its driver",
+           what, state().my_pe, cuda_device(), cudaGetErrorString(e), cudaGetErrorName(e));
+  fatal(1, kSubsys, msg);
+}
+
+void check(const char *what, cudaError_t e) {
+  if (e != cudaSuccess) fail(what, e);
+}
+
+const dev::state_t *dstate(const char *call) {
+  const dev::state_t *ds = device_state();
+  if (ds == nullptr) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s: the GPU heap has no device state yet (pe %d)", call,
+             state().my_pe);
+    fatal(1, kSubsys, msg);
+  }
+  return ds;
+}
+
+template <typename U>
+__device__ uint64_t run_amo(const dev::state_t &s, dev::amo_op op, U *dest, U value, U cond,
+                            int pe) {
+  switch (op) {
+    case dev::amo_op::fetch:
+      return dev::amo<dev::amo_op::fetch>(s, dest, value, cond, pe);
+    case dev::amo_op::set:
+      return dev::amo<dev::amo_op::set>(s, dest, value, cond, pe);
+    case dev::amo_op::swap:
+      return dev::amo<dev::amo_op::swap>(s, dest, value, cond, pe);
+    case dev::amo_op::compare_swap:
+      return dev::amo<dev::amo_op::compare_swap>(s, dest, value, cond, pe);
+    case dev::amo_op::fetch_add:
+      return dev::amo<dev::amo_op::fetch_add>(s, dest, value, cond, pe);
+    case dev::amo_op::fetch_and:
+      return dev::amo<dev::amo_op::fetch_and>(s, dest, value, cond, pe);
+    case dev::amo_op::fetch_or:
+      return dev::amo<dev::amo_op::fetch_or>(s, dest, value, cond, pe);
+    case dev::amo_op::fetch_xor:
+      return dev::amo<dev::amo_op::fetch_xor>(s, dest, value, cond, pe);
+  }
+  return 0;
+}
+
+// Every atomic type is 4 or 8 bytes: signed, unsigned and floating point share the bits (float
+// atomics are fetch/set/swap/compare_swap, which the path code does on the bits anyway).
+__global__ void amo_kernel(const dev::state_t *ds, dev::amo_op op, unsigned width, void *dest,
+                           uint64_t value, uint64_t cond, int pe) {
+  const dev::state_t &s = *ds;
+  uint64_t old;
+  if (width == 4) {
+    old = run_amo<uint32_t>(s, op, static_cast<uint32_t *>(dest), static_cast<uint32_t>(value),
+                            static_cast<uint32_t>(cond), pe);
+  } else {
+    old = run_amo<uint64_t>(s, op, static_cast<uint64_t *>(dest), value, cond, pe);
+  }
+  s.internal->host_result = old;
+}
+
+__global__ void signal_kernel(const dev::state_t *ds, uint64_t *sig_addr, uint64_t signal,
+                              int sig_op, int pe) {
+  dev::signal_op(*ds, sig_addr, signal, sig_op, pe);
+}
+
+__global__ void fence_kernel() {
+  dev::atomic::quiet();
+}
+
+__global__ void sync_kernel(const dev::state_t *ds, bool barrier) {
+  if (barrier) {
+    dev::barrier_all(*ds);
+  } else {
+    dev::sync_all(*ds);
+  }
+}
+
+void launched(const char *what) {
+  check(what, cudaGetLastError());
+}
+
+void sync(cudaStream_t stream, const char *what) {
+  check(what, cudaStreamSynchronize(stream));
+}
+
+void enqueue_put_signal(cudaStream_t stream, void *dest, const void *source, size_t n,
+                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  if (n != 0) {
+    check("cudaMemcpyAsync (put_signal data)",
+          cudaMemcpyAsync(peer_addr(dest, pe), source, n, cudaMemcpyDefault, stream));
+  }
+  // The kernel starts after the copy has completed (stream order); it fences, then signals.
+  signal_kernel<<<1, 1, 0, stream>>>(dstate("put_signal"), sig_addr, signal, sig_op, pe);
+  launched("signal kernel launch");
+}
+
+}  // namespace
+
+void *peer_addr(const void *sym, int pe) {
+  const dev::state_t &s = state();
+  if (s.peers[pe].path != XSHMEM_PATH_LSA) dev::unreachable_path(s, pe);
+  return dev::lsa_addr(s, const_cast<void *>(sym), pe);
+}
+
+void copy(void *dst, const void *src, size_t n, bool blocking) {
+  if (n == 0) return;
+  check("cudaMemcpyAsync", cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, internal()));
+  if (blocking) sync(internal(), "cudaStreamSynchronize after a copy");
+}
+
+void copy_strided(void *dst, size_t dpitch, const void *src, size_t spitch, size_t elem,
+                  size_t count, bool blocking) {
+  if (count == 0) return;
+  check("cudaMemcpy2DAsync",
+        cudaMemcpy2DAsync(dst, dpitch, src, spitch, elem, count, cudaMemcpyDefault, internal()));
+  if (blocking) sync(internal(), "cudaStreamSynchronize after a strided copy");
+}
+
+uint64_t amo(dev::amo_op op, size_t width, void *dest, uint64_t value, uint64_t cond, int pe) {
+  std::lock_guard<std::mutex> lock(g_result_mutex);
+  const dev::state_t *ds = dstate("atomic");
+  amo_kernel<<<1, 1, 0, internal()>>>(ds, op, static_cast<unsigned>(width), dest, value, cond, pe);
+  launched("atomic kernel launch");
+  uint64_t old = 0;
+  check("cudaMemcpyAsync (atomic result)",
+        cudaMemcpyAsync(&old, &state().internal->host_result, sizeof old, cudaMemcpyDeviceToHost,
+                        internal()));
+  sync(internal(), "atomic kernel");
+  return width == 4 ? static_cast<uint32_t>(old) : old;
+}
+
+void put_signal(void *dest, const void *source, size_t n, uint64_t *sig_addr, uint64_t signal,
+                int sig_op, int pe, bool blocking) {
+  enqueue_put_signal(internal(), dest, source, n, sig_addr, signal, sig_op, pe);
+  if (blocking) sync(internal(), "put_signal");
+}
+
+void read_local(void *host_dst, const void *sym, size_t n) {
+  check("cudaMemcpyAsync (read)",
+        cudaMemcpyAsync(host_dst, sym, n, cudaMemcpyDeviceToHost, internal()));
+  sync(internal(), "read of the GPU heap");
+}
+
+void quiet() {
+  sync(internal(), "quiet (internal stream)");
+}
+
+void world_sync(bool barrier) {
+  sync_kernel<<<1, 1, 0, internal()>>>(dstate("world sync"), barrier);
+  launched("sync kernel launch");
+  sync(internal(), "world sync kernel");
+}
+
+bool state_image(dev::state_t *out) {
+  const dev::state_t *ds = device_state();
+  if (ds == nullptr) return false;
+  check("cudaMemcpy (device state)", cudaMemcpy(out, ds, sizeof *out, cudaMemcpyDeviceToHost));
+  return true;
+}
+
+}  // namespace xshmem::core::gpu
+
+namespace xc = xshmem::core;
+
+namespace {
+
+// The checks every on-stream transfer makes; false when the heap is not on the GPU (then the
+// call is an error: streams carry GPU work only).
+void check_stream_call(const char *call) {
+  xc::check_init(call);
+  if (!xc::heap_on_device()) {
+    xc::check_fail(call, "needs a GPU heap, and this PE's heap is in host memory (XSHMEM_HEAP)");
+  }
+}
+
+void check_transfer(const char *call, const char *sym_arg, const void *sym, const char *local_arg,
+                    const void *local, size_t nbytes, int pe) {
+  check_stream_call(call);
+  if (!xc::checks_enabled()) return;
+  xc::check_pe(call, pe);
+  xc::check_symmetric(call, sym_arg, sym, nbytes);
+  xc::check_buffer(call, local_arg, local, nbytes);
+}
+
+}  // namespace
+
+extern "C" {
+
+void xshmemx_putmem_on_stream(void *dest, const void *source, size_t nbytes, int pe,
+                              struct CUstream_st *stream) {
+  const char *call = "xshmemx_putmem_on_stream";
+  check_transfer(call, "dest", dest, "source", source, nbytes, pe);
+  if (nbytes == 0) return;
+  xc::gpu::check(call, cudaMemcpyAsync(xc::gpu::peer_addr(dest, pe), source, nbytes,
+                                       cudaMemcpyDefault, stream));
+}
+
+void xshmemx_getmem_on_stream(void *dest, const void *source, size_t nbytes, int pe,
+                              struct CUstream_st *stream) {
+  const char *call = "xshmemx_getmem_on_stream";
+  check_transfer(call, "source", source, "dest", dest, nbytes, pe);
+  if (nbytes == 0) return;
+  xc::gpu::check(call, cudaMemcpyAsync(dest, xc::gpu::peer_addr(source, pe), nbytes,
+                                       cudaMemcpyDefault, stream));
+}
+
+void xshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nbytes,
+                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                     struct CUstream_st *stream) {
+  const char *call = "xshmemx_putmem_signal_on_stream";
+  check_transfer(call, "dest", dest, "source", source, nbytes, pe);
+  if (xc::checks_enabled()) {
+    xc::check_symmetric(call, "sig_addr", sig_addr, sizeof(uint64_t));
+    xc::check_aligned(call, "sig_addr", sig_addr, sizeof(uint64_t));
+    xc::check_sig_op(call, sig_op);
+  }
+  xc::gpu::enqueue_put_signal(stream, dest, source, nbytes, sig_addr, signal, sig_op, pe);
+}
+
+void xshmemx_quiet_on_stream(struct CUstream_st *stream) {
+  const char *call = "xshmemx_quiet_on_stream";
+  check_stream_call(call);
+  // Copies on the stream complete in order; this orders and completes the stores of kernels
+  // earlier in the stream at system scope before anything later in it.
+  xc::gpu::fence_kernel<<<1, 1, 0, stream>>>();
+  xc::gpu::launched(call);
+}
+
+void xshmemx_barrier_all_on_stream(struct CUstream_st *stream) {
+  const char *call = "xshmemx_barrier_all_on_stream";
+  check_stream_call(call);
+  xc::gpu::sync_kernel<<<1, 1, 0, stream>>>(xc::gpu::dstate(call), true);
+  xc::gpu::launched(call);
+}
+
+}  // extern "C"

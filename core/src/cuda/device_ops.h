@@ -1,0 +1,66 @@
+// xshmem core: host API operations on GPU heaps (heap_on_device()).
+//
+// The host cannot load or store GPU memory, so the host API moves data with copies on the
+// internal stream (cudaMemcpyAsync from/to the peer's mapped address, UVA) and runs atomics,
+// signals and world syncs as one-thread kernels executing the device path code on the device
+// state. Implemented in device_ops.cu, compiled only with CUDA (XSHMEM_HAVE_CUDA); callers test
+// heap_on_device() first. Errors stop the job (fatal) with the CUDA error named.
+#ifndef XSHMEM_CORE_CUDA_DEVICE_OPS_H
+#define XSHMEM_CORE_CUDA_DEVICE_OPS_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include <xshmem/device/amo.h>
+#include <xshmem/device/state.h>
+
+#include "../runtime.h"
+
+namespace xshmem::core::gpu {
+
+// Whether this build has the GPU side. Host API code puts its GPU-heap branch under
+// XSHMEM_IF_GPU_HEAP, which a build without CUDA discards at compile time (nothing below is
+// defined there).
+#if defined(XSHMEM_HAVE_CUDA)
+inline constexpr bool kEnabled = true;
+#else
+inline constexpr bool kEnabled = false;
+#endif
+#define XSHMEM_IF_GPU_HEAP                     \
+  if constexpr (::xshmem::core::gpu::kEnabled) \
+    if (::xshmem::core::heap_on_device())
+
+// The address of symmetric `sym` at `pe` in this process (UVA), for copies; stops the job when
+// `pe` is not load/store reachable (only LSA peers are served from the host on GPU heaps).
+void *peer_addr(const void *sym, int pe);
+
+// Copies n bytes on the internal stream (cudaMemcpyDefault); blocking waits for the copy.
+void copy(void *dst, const void *src, size_t n, bool blocking);
+// count elements of `elem` bytes, dst and src `dpitch`/`spitch` bytes apart (iput/iget).
+void copy_strided(void *dst, size_t dpitch, const void *src, size_t spitch, size_t elem,
+                  size_t count, bool blocking);
+
+// Runs atomic `op` on symmetric `dest` at `pe` (width 4 or 8 bytes; operands as bits) in a
+// kernel; returns the old value's bits. Waits for completion.
+uint64_t amo(dev::amo_op op, size_t width, void *dest, uint64_t value, uint64_t cond, int pe);
+
+// put (n may be 0) followed by a signal update, ordered after the data, on the internal stream.
+void put_signal(void *dest, const void *source, size_t n, uint64_t *sig_addr, uint64_t signal,
+                int sig_op, int pe, bool blocking);
+
+// Copies n bytes of this PE's GPU heap at `sym` to host memory (waits).
+void read_local(void *host_dst, const void *sym, size_t n);
+
+// Completes every operation issued on the internal stream.
+void quiet();
+
+// World sync (barrier: quiet first) run by a kernel on the internal stream; waits for it.
+void world_sync(bool barrier);
+
+// Copies device_state() (the struct; its pointers are device addresses) to *out. False when
+// there is no device state.
+bool state_image(dev::state_t *out);
+
+}  // namespace xshmem::core::gpu
+
+#endif  // XSHMEM_CORE_CUDA_DEVICE_OPS_H

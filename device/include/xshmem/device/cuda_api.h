@@ -1,0 +1,620 @@
+// xshmem: the OpenSHMEM-named API for CUDA translation units.
+//
+// Included by <xshmem/xshmem.h> when nvcc compiles C++ (define XSHMEM_NO_DEVICE_API before
+// including it to get the plain C declarations instead). nvcc forbids a __host__ and a __device__
+// function of one signature, so each API function is declared here once, __host__ __device__:
+// in device code it runs the path code on this translation unit's copy of the device state; in
+// host code it calls the library's host implementation (exported as xshmemi_h_<name>, the same
+// functions as the C entry points). Build with plain `nvcc -arch=sm_90` (no -rdc needed) and
+// link libxshmem.
+//
+// Device state: every translation unit that includes this header holds the state in its own
+// __constant__ copy. A static object registers, at program start, a callback of this unit with
+// libxshmem, which calls it at the end of xshmem_init (and for units loaded later, at once); the
+// callback copies the state into this unit's copy with cudaMemcpyToSymbol, on the PE's GPU.
+// Kernels launched before xshmem_init has returned see an empty state.
+//
+// Alternatively, pass the state explicitly: xshmemx_device_handle() returns it by value (a
+// kernel argument), and the xshmem::dev:: functions of <xshmem/device/path.h> and coop.h take it
+// as first argument.
+//
+// Rules for kernels (see README "Writing kernels"):
+// - _warp functions are called by every thread of a warp, _block functions by every thread of a
+//   block, all with identical arguments; each returns once the group's operation is done.
+// - barrier_all, sync_all (thread, warp and block forms) are called by one thread (warp, block)
+//   per PE at a time, in the same order on every PE.
+// - A kernel whose blocks wait on each other or on other PEs (barriers, wait_until, signal waits)
+//   must have all its blocks resident at once: at most one wave (blocks <= SMs x blocks per SM,
+//   cudaOccupancyMaxActiveBlocksPerMultiprocessor), or cudaLaunchCooperativeKernel.
+// - On the device, _any scans from the first element (no per-caller fairness cursor).
+#ifndef XSHMEM_DEVICE_CUDA_API_H
+#define XSHMEM_DEVICE_CUDA_API_H
+
+#if !defined(__CUDACC__) || !defined(__cplusplus)
+#error "xshmem/device/cuda_api.h is for CUDA C++ translation units (nvcc)"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cuda_runtime_api.h>
+
+#include <xshmem/device/coop.h>
+#include <xshmem/device/path.h>
+#include <xshmem/types.h>
+
+extern "C" {
+// Registers `sink`, called with the device state's bytes (sizeof(xshmem::dev::state_t)) and the
+// PE's CUDA device after every xshmem_init, and at once when the runtime is already up. Returns
+// 0; the sink returns 0 or a cudaError_t, which the runtime logs.
+int xshmemi_register_device_state_sink(int (*sink)(const void *state, size_t size, int device));
+}
+
+// The device state by value, for kernels that take it as an argument (valid until finalize).
+xshmem::dev::state_t xshmemx_device_handle(void);
+
+// This translation unit's copy of the device state.
+static __constant__ xshmem::dev::state_t xshmemi_dstate;
+
+namespace {
+int xshmemi_state_sink(const void *state, size_t size, int device) {
+  if (size != sizeof(xshmem::dev::state_t)) {
+    fprintf(stderr,
+            "xshmem: device state size %zu differs from this program's %zu: rebuild it against "
+            "the installed xshmem headers\n",
+            size, sizeof(xshmem::dev::state_t));
+    return static_cast<int>(cudaErrorInvalidValue);
+  }
+  cudaError_t err = cudaSetDevice(device);
+  if (err == cudaSuccess) err = cudaMemcpyToSymbol(xshmemi_dstate, state, size);
+  return static_cast<int>(err);
+}
+[[maybe_unused]] const int xshmemi_sink_registered =
+    xshmemi_register_device_state_sink(&xshmemi_state_sink);
+}  // namespace
+
+// XSHMEMI_SEL(device code, host code): picks one per compilation pass.
+#if defined(__CUDA_ARCH__)
+#define XSHMEMI_SEL(d, h) d
+#else
+#define XSHMEMI_SEL(d, h) h
+#endif
+#define XSHMEMI_DS (::xshmemi_dstate)
+#define XSHMEMI_HD static __host__ __device__ __forceinline__
+#define XSHMEMI_D static __device__ __forceinline__
+
+// ---- Query --------------------------------------------------------------------------------------
+extern "C" int xshmemi_h_my_pe(void);
+extern "C" int xshmemi_h_n_pes(void);
+extern "C" void *xshmemi_h_ptr(const void *dest, int pe);
+XSHMEMI_HD int xshmem_my_pe(void) {
+  return XSHMEMI_SEL(XSHMEMI_DS.my_pe, xshmemi_h_my_pe());
+}
+XSHMEMI_HD int xshmem_n_pes(void) {
+  return XSHMEMI_SEL(XSHMEMI_DS.n_pes, xshmemi_h_n_pes());
+}
+XSHMEMI_HD void *xshmem_ptr(const void *dest, int pe) {
+  return XSHMEMI_SEL((pe >= 0 && pe < XSHMEMI_DS.n_pes && xshmem::dev::in_heap(XSHMEMI_DS, dest, 1))
+                         ? xshmem::dev::ptr(XSHMEMI_DS, const_cast<void *>(dest), pe)
+                         : nullptr,
+                     xshmemi_h_ptr(dest, pe));
+}
+
+// ---- RMA ----------------------------------------------------------------------------------------
+#define XSHMEMI_RMA(T, N)                                                                         \
+  extern "C" void xshmemi_h_##N##_put(T *, const T *, size_t, int);                               \
+  extern "C" void xshmemi_h_##N##_get(T *, const T *, size_t, int);                               \
+  extern "C" void xshmemi_h_##N##_put_nbi(T *, const T *, size_t, int);                           \
+  extern "C" void xshmemi_h_##N##_get_nbi(T *, const T *, size_t, int);                           \
+  extern "C" void xshmemi_h_##N##_p(T *, T, int);                                                 \
+  extern "C" T xshmemi_h_##N##_g(const T *, int);                                                 \
+  extern "C" void xshmemi_h_##N##_iput(T *, const T *, ptrdiff_t, ptrdiff_t, size_t, int);        \
+  extern "C" void xshmemi_h_##N##_iget(T *, const T *, ptrdiff_t, ptrdiff_t, size_t, int);        \
+  XSHMEMI_HD void xshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe) {             \
+    XSHMEMI_SEL(xshmem::dev::put(XSHMEMI_DS, dest, source, nelems, pe),                           \
+                xshmemi_h_##N##_put(dest, source, nelems, pe));                                   \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe) {             \
+    XSHMEMI_SEL(xshmem::dev::get(XSHMEMI_DS, dest, source, nelems, pe),                           \
+                xshmemi_h_##N##_get(dest, source, nelems, pe));                                   \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe) {         \
+    XSHMEMI_SEL(xshmem::dev::put_nbi(XSHMEMI_DS, dest, source, nelems, pe),                       \
+                xshmemi_h_##N##_put_nbi(dest, source, nelems, pe));                               \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe) {         \
+    XSHMEMI_SEL(xshmem::dev::get_nbi(XSHMEMI_DS, dest, source, nelems, pe),                       \
+                xshmemi_h_##N##_get_nbi(dest, source, nelems, pe));                               \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_##N##_p(T *dest, T value, int pe) {                                      \
+    XSHMEMI_SEL(xshmem::dev::p(XSHMEMI_DS, dest, value, pe), xshmemi_h_##N##_p(dest, value, pe)); \
+  }                                                                                               \
+  XSHMEMI_HD T xshmem_##N##_g(const T *source, int pe) {                                          \
+    return XSHMEMI_SEL(xshmem::dev::g(XSHMEMI_DS, source, pe), xshmemi_h_##N##_g(source, pe));    \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,       \
+                                    size_t nelems, int pe) {                                      \
+    XSHMEMI_SEL(xshmem::dev::iput(XSHMEMI_DS, dest, source, dst, sst, nelems, pe),                \
+                xshmemi_h_##N##_iput(dest, source, dst, sst, nelems, pe));                        \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,       \
+                                    size_t nelems, int pe) {                                      \
+    XSHMEMI_SEL(xshmem::dev::iget(XSHMEMI_DS, dest, source, dst, sst, nelems, pe),                \
+                xshmemi_h_##N##_iget(dest, source, dst, sst, nelems, pe));                        \
+  }                                                                                               \
+  XSHMEMI_D void xshmemx_##N##_put_warp(T *dest, const T *source, size_t nelems, int pe) {        \
+    xshmem::dev::putmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
+  }                                                                                               \
+  XSHMEMI_D void xshmemx_##N##_get_warp(T *dest, const T *source, size_t nelems, int pe) {        \
+    xshmem::dev::getmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
+  }                                                                                               \
+  XSHMEMI_D void xshmemx_##N##_put_nbi_warp(T *dest, const T *source, size_t nelems, int pe) {    \
+    xshmem::dev::putmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
+  }                                                                                               \
+  XSHMEMI_D void xshmemx_##N##_get_nbi_warp(T *dest, const T *source, size_t nelems, int pe) {    \
+    xshmem::dev::getmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
+  }                                                                                               \
+  XSHMEMI_D void xshmemx_##N##_put_block(T *dest, const T *source, size_t nelems, int pe) {       \
+    xshmem::dev::putmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                  \
+  }                                                                                               \
+  XSHMEMI_D void xshmemx_##N##_get_block(T *dest, const T *source, size_t nelems, int pe) {       \
+    xshmem::dev::getmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                  \
+  }                                                                                               \
+  XSHMEMI_D void xshmemx_##N##_put_nbi_block(T *dest, const T *source, size_t nelems, int pe) {   \
+    xshmem::dev::putmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                  \
+  }                                                                                               \
+  XSHMEMI_D void xshmemx_##N##_get_nbi_block(T *dest, const T *source, size_t nelems, int pe) {   \
+    xshmem::dev::getmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                  \
+  }
+XSHMEM_RMA_TYPES_NO_LD(XSHMEMI_RMA)
+#undef XSHMEMI_RMA
+
+// The element of the 128-bit sized interfaces.
+struct alignas(16) xshmemi_bits128_t {
+  unsigned char b[16];
+};
+#define XSHMEMI_SIZED(BITS, T)                                                                    \
+  extern "C" void xshmemi_h_put##BITS(void *, const void *, size_t, int);                         \
+  extern "C" void xshmemi_h_get##BITS(void *, const void *, size_t, int);                         \
+  extern "C" void xshmemi_h_put##BITS##_nbi(void *, const void *, size_t, int);                   \
+  extern "C" void xshmemi_h_get##BITS##_nbi(void *, const void *, size_t, int);                   \
+  extern "C" void xshmemi_h_iput##BITS(void *, const void *, ptrdiff_t, ptrdiff_t, size_t, int);  \
+  extern "C" void xshmemi_h_iget##BITS(void *, const void *, ptrdiff_t, ptrdiff_t, size_t, int);  \
+  XSHMEMI_HD void xshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe) {       \
+    XSHMEMI_SEL(xshmem::dev::putmem(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe),            \
+                xshmemi_h_put##BITS(dest, source, nelems, pe));                                   \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe) {       \
+    XSHMEMI_SEL(xshmem::dev::getmem(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe),            \
+                xshmemi_h_get##BITS(dest, source, nelems, pe));                                   \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) { \
+    XSHMEMI_SEL(xshmem::dev::putmem_nbi(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe),        \
+                xshmemi_h_put##BITS##_nbi(dest, source, nelems, pe));                             \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) { \
+    XSHMEMI_SEL(xshmem::dev::getmem_nbi(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe),        \
+                xshmemi_h_get##BITS##_nbi(dest, source, nelems, pe));                             \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                    size_t nelems, int pe) {                                      \
+    XSHMEMI_SEL(xshmem::dev::iput(XSHMEMI_DS, static_cast<T *>(dest),                             \
+                                  static_cast<const T *>(source), dst, sst, nelems, pe),          \
+                xshmemi_h_iput##BITS(dest, source, dst, sst, nelems, pe));                        \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                    size_t nelems, int pe) {                                      \
+    XSHMEMI_SEL(xshmem::dev::iget(XSHMEMI_DS, static_cast<T *>(dest),                             \
+                                  static_cast<const T *>(source), dst, sst, nelems, pe),          \
+                xshmemi_h_iget##BITS(dest, source, dst, sst, nelems, pe));                        \
+  }
+XSHMEM_SIZED_TYPES(XSHMEMI_SIZED)
+XSHMEMI_SIZED(128, xshmemi_bits128_t)
+#undef XSHMEMI_SIZED
+
+extern "C" void xshmemi_h_putmem(void *, const void *, size_t, int);
+extern "C" void xshmemi_h_getmem(void *, const void *, size_t, int);
+extern "C" void xshmemi_h_putmem_nbi(void *, const void *, size_t, int);
+extern "C" void xshmemi_h_getmem_nbi(void *, const void *, size_t, int);
+XSHMEMI_HD void xshmem_putmem(void *dest, const void *source, size_t nbytes, int pe) {
+  XSHMEMI_SEL(xshmem::dev::putmem(XSHMEMI_DS, dest, source, nbytes, pe),
+              xshmemi_h_putmem(dest, source, nbytes, pe));
+}
+XSHMEMI_HD void xshmem_getmem(void *dest, const void *source, size_t nbytes, int pe) {
+  XSHMEMI_SEL(xshmem::dev::getmem(XSHMEMI_DS, dest, source, nbytes, pe),
+              xshmemi_h_getmem(dest, source, nbytes, pe));
+}
+XSHMEMI_HD void xshmem_putmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
+  XSHMEMI_SEL(xshmem::dev::putmem_nbi(XSHMEMI_DS, dest, source, nbytes, pe),
+              xshmemi_h_putmem_nbi(dest, source, nbytes, pe));
+}
+XSHMEMI_HD void xshmem_getmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
+  XSHMEMI_SEL(xshmem::dev::getmem_nbi(XSHMEMI_DS, dest, source, nbytes, pe),
+              xshmemi_h_getmem_nbi(dest, source, nbytes, pe));
+}
+XSHMEMI_D void xshmemx_putmem_warp(void *dest, const void *source, size_t nbytes, int pe) {
+  xshmem::dev::putmem_warp(XSHMEMI_DS, dest, source, nbytes, pe);
+}
+XSHMEMI_D void xshmemx_getmem_warp(void *dest, const void *source, size_t nbytes, int pe) {
+  xshmem::dev::getmem_warp(XSHMEMI_DS, dest, source, nbytes, pe);
+}
+XSHMEMI_D void xshmemx_putmem_nbi_warp(void *dest, const void *source, size_t nbytes, int pe) {
+  xshmem::dev::putmem_warp(XSHMEMI_DS, dest, source, nbytes, pe);
+}
+XSHMEMI_D void xshmemx_getmem_nbi_warp(void *dest, const void *source, size_t nbytes, int pe) {
+  xshmem::dev::getmem_warp(XSHMEMI_DS, dest, source, nbytes, pe);
+}
+XSHMEMI_D void xshmemx_putmem_block(void *dest, const void *source, size_t nbytes, int pe) {
+  xshmem::dev::putmem_block(XSHMEMI_DS, dest, source, nbytes, pe);
+}
+XSHMEMI_D void xshmemx_getmem_block(void *dest, const void *source, size_t nbytes, int pe) {
+  xshmem::dev::getmem_block(XSHMEMI_DS, dest, source, nbytes, pe);
+}
+XSHMEMI_D void xshmemx_putmem_nbi_block(void *dest, const void *source, size_t nbytes, int pe) {
+  xshmem::dev::putmem_block(XSHMEMI_DS, dest, source, nbytes, pe);
+}
+XSHMEMI_D void xshmemx_getmem_nbi_block(void *dest, const void *source, size_t nbytes, int pe) {
+  xshmem::dev::getmem_block(XSHMEMI_DS, dest, source, nbytes, pe);
+}
+
+// ---- Atomics ------------------------------------------------------------------------------------
+#define XSHMEMI_AMO_EXT(T, N)                                                        \
+  extern "C" T xshmemi_h_##N##_atomic_fetch(const T *, int);                         \
+  extern "C" void xshmemi_h_##N##_atomic_set(T *, T, int);                           \
+  extern "C" T xshmemi_h_##N##_atomic_swap(T *, T, int);                             \
+  extern "C" void xshmemi_h_##N##_atomic_fetch_nbi(T *, const T *, int);             \
+  extern "C" void xshmemi_h_##N##_atomic_swap_nbi(T *, T *, T, int);                 \
+  XSHMEMI_HD T xshmem_##N##_atomic_fetch(const T *source, int pe) {                  \
+    return XSHMEMI_SEL(xshmem::dev::atomic_fetch(XSHMEMI_DS, source, pe),            \
+                       xshmemi_h_##N##_atomic_fetch(source, pe));                    \
+  }                                                                                  \
+  XSHMEMI_HD void xshmem_##N##_atomic_set(T *dest, T value, int pe) {                \
+    XSHMEMI_SEL(xshmem::dev::atomic_set(XSHMEMI_DS, dest, value, pe),                \
+                xshmemi_h_##N##_atomic_set(dest, value, pe));                        \
+  }                                                                                  \
+  XSHMEMI_HD T xshmem_##N##_atomic_swap(T *dest, T value, int pe) {                  \
+    return XSHMEMI_SEL(xshmem::dev::atomic_swap(XSHMEMI_DS, dest, value, pe),        \
+                       xshmemi_h_##N##_atomic_swap(dest, value, pe));                \
+  }                                                                                  \
+  XSHMEMI_HD void xshmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe) { \
+    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_fetch(XSHMEMI_DS, source, pe),          \
+                xshmemi_h_##N##_atomic_fetch_nbi(fetch, source, pe));                \
+  }                                                                                  \
+  XSHMEMI_HD void xshmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe) { \
+    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_swap(XSHMEMI_DS, dest, value, pe),      \
+                xshmemi_h_##N##_atomic_swap_nbi(fetch, dest, value, pe));            \
+  }
+XSHMEM_AMO_EXTENDED_TYPES(XSHMEMI_AMO_EXT)
+#undef XSHMEMI_AMO_EXT
+
+#define XSHMEMI_AMO_STD(T, N)                                                                 \
+  extern "C" T xshmemi_h_##N##_atomic_compare_swap(T *, T, T, int);                           \
+  extern "C" T xshmemi_h_##N##_atomic_fetch_inc(T *, int);                                    \
+  extern "C" void xshmemi_h_##N##_atomic_inc(T *, int);                                       \
+  extern "C" T xshmemi_h_##N##_atomic_fetch_add(T *, T, int);                                 \
+  extern "C" void xshmemi_h_##N##_atomic_add(T *, T, int);                                    \
+  extern "C" void xshmemi_h_##N##_atomic_compare_swap_nbi(T *, T *, T, T, int);               \
+  extern "C" void xshmemi_h_##N##_atomic_fetch_inc_nbi(T *, T *, int);                        \
+  extern "C" void xshmemi_h_##N##_atomic_fetch_add_nbi(T *, T *, T, int);                     \
+  XSHMEMI_HD T xshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe) {           \
+    return XSHMEMI_SEL(xshmem::dev::atomic_compare_swap(XSHMEMI_DS, dest, cond, value, pe),   \
+                       xshmemi_h_##N##_atomic_compare_swap(dest, cond, value, pe));           \
+  }                                                                                           \
+  XSHMEMI_HD T xshmem_##N##_atomic_fetch_inc(T *dest, int pe) {                               \
+    return XSHMEMI_SEL(xshmem::dev::atomic_fetch_inc(XSHMEMI_DS, dest, pe),                   \
+                       xshmemi_h_##N##_atomic_fetch_inc(dest, pe));                           \
+  }                                                                                           \
+  XSHMEMI_HD void xshmem_##N##_atomic_inc(T *dest, int pe) {                                  \
+    XSHMEMI_SEL(xshmem::dev::atomic_inc(XSHMEMI_DS, dest, pe),                                \
+                xshmemi_h_##N##_atomic_inc(dest, pe));                                        \
+  }                                                                                           \
+  XSHMEMI_HD T xshmem_##N##_atomic_fetch_add(T *dest, T value, int pe) {                      \
+    return XSHMEMI_SEL(xshmem::dev::atomic_fetch_add(XSHMEMI_DS, dest, value, pe),            \
+                       xshmemi_h_##N##_atomic_fetch_add(dest, value, pe));                    \
+  }                                                                                           \
+  XSHMEMI_HD void xshmem_##N##_atomic_add(T *dest, T value, int pe) {                         \
+    XSHMEMI_SEL(xshmem::dev::atomic_add(XSHMEMI_DS, dest, value, pe),                         \
+                xshmemi_h_##N##_atomic_add(dest, value, pe));                                 \
+  }                                                                                           \
+  XSHMEMI_HD void xshmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value,    \
+                                                       int pe) {                              \
+    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_compare_swap(XSHMEMI_DS, dest, cond, value, pe), \
+                xshmemi_h_##N##_atomic_compare_swap_nbi(fetch, dest, cond, value, pe));       \
+  }                                                                                           \
+  XSHMEMI_HD void xshmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe) {              \
+    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_fetch_inc(XSHMEMI_DS, dest, pe),                 \
+                xshmemi_h_##N##_atomic_fetch_inc_nbi(fetch, dest, pe));                       \
+  }                                                                                           \
+  XSHMEMI_HD void xshmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe) {     \
+    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_fetch_add(XSHMEMI_DS, dest, value, pe),          \
+                xshmemi_h_##N##_atomic_fetch_add_nbi(fetch, dest, value, pe));                \
+  }
+XSHMEM_AMO_STANDARD_TYPES(XSHMEMI_AMO_STD)
+#undef XSHMEMI_AMO_STD
+
+#define XSHMEMI_AMO_BIT_OP(T, N, OP)                                                         \
+  extern "C" T xshmemi_h_##N##_atomic_fetch_##OP(T *, T, int);                               \
+  extern "C" void xshmemi_h_##N##_atomic_##OP(T *, T, int);                                  \
+  extern "C" void xshmemi_h_##N##_atomic_fetch_##OP##_nbi(T *, T *, T, int);                 \
+  XSHMEMI_HD T xshmem_##N##_atomic_fetch_##OP(T *dest, T value, int pe) {                    \
+    return XSHMEMI_SEL(xshmem::dev::atomic_fetch_##OP(XSHMEMI_DS, dest, value, pe),          \
+                       xshmemi_h_##N##_atomic_fetch_##OP(dest, value, pe));                  \
+  }                                                                                          \
+  XSHMEMI_HD void xshmem_##N##_atomic_##OP(T *dest, T value, int pe) {                       \
+    XSHMEMI_SEL(xshmem::dev::atomic_##OP(XSHMEMI_DS, dest, value, pe),                       \
+                xshmemi_h_##N##_atomic_##OP(dest, value, pe));                               \
+  }                                                                                          \
+  XSHMEMI_HD void xshmem_##N##_atomic_fetch_##OP##_nbi(T *fetch, T *dest, T value, int pe) { \
+    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_fetch_##OP(XSHMEMI_DS, dest, value, pe),        \
+                xshmemi_h_##N##_atomic_fetch_##OP##_nbi(fetch, dest, value, pe));            \
+  }
+#define XSHMEMI_AMO_BIT(T, N)   \
+  XSHMEMI_AMO_BIT_OP(T, N, and) \
+  XSHMEMI_AMO_BIT_OP(T, N, or)  \
+  XSHMEMI_AMO_BIT_OP(T, N, xor)
+XSHMEM_AMO_BITWISE_TYPES(XSHMEMI_AMO_BIT)
+#undef XSHMEMI_AMO_BIT
+#undef XSHMEMI_AMO_BIT_OP
+
+// ---- Signals ------------------------------------------------------------------------------------
+#define XSHMEMI_SIG(T, N)                                                                        \
+  extern "C" void xshmemi_h_##N##_put_signal(T *, const T *, size_t, uint64_t *, uint64_t, int,  \
+                                             int);                                               \
+  extern "C" void xshmemi_h_##N##_put_signal_nbi(T *, const T *, size_t, uint64_t *, uint64_t,   \
+                                                 int, int);                                      \
+  XSHMEMI_HD void xshmem_##N##_put_signal(T *dest, const T *source, size_t nelems,               \
+                                          uint64_t *sig_addr, uint64_t signal, int sig_op,       \
+                                          int pe) {                                              \
+    XSHMEMI_SEL(                                                                                 \
+        xshmem::dev::put_signal(XSHMEMI_DS, dest, source, nelems, sig_addr, signal, sig_op, pe), \
+        xshmemi_h_##N##_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe));         \
+  }                                                                                              \
+  XSHMEMI_HD void xshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,           \
+                                              uint64_t *sig_addr, uint64_t signal, int sig_op,   \
+                                              int pe) {                                          \
+    XSHMEMI_SEL(                                                                                 \
+        xshmem::dev::put_signal_nbi(XSHMEMI_DS, dest, source, nelems, sig_addr, signal, sig_op,  \
+                                    pe),                                                         \
+        xshmemi_h_##N##_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe));     \
+  }                                                                                              \
+  XSHMEMI_D void xshmemx_##N##_put_signal_warp(T *dest, const T *source, size_t nelems,          \
+                                               uint64_t *sig_addr, uint64_t signal, int sig_op,  \
+                                               int pe) {                                         \
+    xshmem::dev::putmem_signal_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), sig_addr,      \
+                                    signal, sig_op, pe);                                         \
+  }                                                                                              \
+  XSHMEMI_D void xshmemx_##N##_put_signal_nbi_warp(T *dest, const T *source, size_t nelems,      \
+                                                   uint64_t *sig_addr, uint64_t signal,          \
+                                                   int sig_op, int pe) {                         \
+    xshmem::dev::putmem_signal_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), sig_addr,      \
+                                    signal, sig_op, pe);                                         \
+  }                                                                                              \
+  XSHMEMI_D void xshmemx_##N##_put_signal_block(T *dest, const T *source, size_t nelems,         \
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op, \
+                                                int pe) {                                        \
+    xshmem::dev::putmem_signal_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), sig_addr,     \
+                                     signal, sig_op, pe);                                        \
+  }                                                                                              \
+  XSHMEMI_D void xshmemx_##N##_put_signal_nbi_block(T *dest, const T *source, size_t nelems,     \
+                                                    uint64_t *sig_addr, uint64_t signal,         \
+                                                    int sig_op, int pe) {                        \
+    xshmem::dev::putmem_signal_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), sig_addr,     \
+                                     signal, sig_op, pe);                                        \
+  }
+XSHMEM_RMA_TYPES_NO_LD(XSHMEMI_SIG)
+#undef XSHMEMI_SIG
+
+#define XSHMEMI_SIG_SIZED(BITS, T)                                                                 \
+  extern "C" void xshmemi_h_put##BITS##_signal(void *, const void *, size_t, uint64_t *, uint64_t, \
+                                               int, int);                                          \
+  extern "C" void xshmemi_h_put##BITS##_signal_nbi(void *, const void *, size_t, uint64_t *,       \
+                                                   uint64_t, int, int);                            \
+  XSHMEMI_HD void xshmem_put##BITS##_signal(void *dest, const void *source, size_t nelems,         \
+                                            uint64_t *sig_addr, uint64_t signal, int sig_op,       \
+                                            int pe) {                                              \
+    XSHMEMI_SEL(xshmem::dev::putmem_signal(XSHMEMI_DS, dest, source, nelems * sizeof(T), sig_addr, \
+                                           signal, sig_op, pe),                                    \
+                xshmemi_h_put##BITS##_signal(dest, source, nelems, sig_addr, signal, sig_op, pe)); \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems,     \
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op,   \
+                                                int pe) {                                          \
+    XSHMEMI_SEL(                                                                                   \
+        xshmem::dev::putmem_signal_nbi(XSHMEMI_DS, dest, source, nelems * sizeof(T), sig_addr,     \
+                                       signal, sig_op, pe),                                        \
+        xshmemi_h_put##BITS##_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe));     \
+  }
+XSHMEM_SIZED_TYPES(XSHMEMI_SIG_SIZED)
+XSHMEMI_SIG_SIZED(128, xshmemi_bits128_t)
+#undef XSHMEMI_SIG_SIZED
+
+extern "C" void xshmemi_h_putmem_signal(void *, const void *, size_t, uint64_t *, uint64_t, int,
+                                        int);
+extern "C" void xshmemi_h_putmem_signal_nbi(void *, const void *, size_t, uint64_t *, uint64_t, int,
+                                            int);
+extern "C" void xshmemi_h_signal_add(uint64_t *, uint64_t, int);
+extern "C" void xshmemi_h_signal_set(uint64_t *, uint64_t, int);
+extern "C" uint64_t xshmemi_h_signal_fetch(const uint64_t *);
+extern "C" uint64_t xshmemi_h_signal_wait_until(uint64_t *, int, uint64_t);
+XSHMEMI_HD void xshmem_putmem_signal(void *dest, const void *source, size_t nbytes,
+                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  XSHMEMI_SEL(
+      xshmem::dev::putmem_signal(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal, sig_op, pe),
+      xshmemi_h_putmem_signal(dest, source, nbytes, sig_addr, signal, sig_op, pe));
+}
+XSHMEMI_HD void xshmem_putmem_signal_nbi(void *dest, const void *source, size_t nbytes,
+                                         uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  XSHMEMI_SEL(xshmem::dev::putmem_signal_nbi(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal,
+                                             sig_op, pe),
+              xshmemi_h_putmem_signal_nbi(dest, source, nbytes, sig_addr, signal, sig_op, pe));
+}
+XSHMEMI_D void xshmemx_putmem_signal_warp(void *dest, const void *source, size_t nbytes,
+                                          uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  xshmem::dev::putmem_signal_warp(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal, sig_op, pe);
+}
+XSHMEMI_D void xshmemx_putmem_signal_nbi_warp(void *dest, const void *source, size_t nbytes,
+                                              uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                              int pe) {
+  xshmem::dev::putmem_signal_warp(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal, sig_op, pe);
+}
+XSHMEMI_D void xshmemx_putmem_signal_block(void *dest, const void *source, size_t nbytes,
+                                           uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                           int pe) {
+  xshmem::dev::putmem_signal_block(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal, sig_op, pe);
+}
+XSHMEMI_D void xshmemx_putmem_signal_nbi_block(void *dest, const void *source, size_t nbytes,
+                                               uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                               int pe) {
+  xshmem::dev::putmem_signal_block(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal, sig_op, pe);
+}
+XSHMEMI_HD void xshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe) {
+  XSHMEMI_SEL(xshmem::dev::signal_op(XSHMEMI_DS, sig_addr, signal, xshmem::dev::kSignalAdd, pe),
+              xshmemi_h_signal_add(sig_addr, signal, pe));
+}
+XSHMEMI_HD void xshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe) {
+  XSHMEMI_SEL(xshmem::dev::signal_op(XSHMEMI_DS, sig_addr, signal, xshmem::dev::kSignalSet, pe),
+              xshmemi_h_signal_set(sig_addr, signal, pe));
+}
+XSHMEMI_HD uint64_t xshmem_signal_fetch(const uint64_t *sig_addr) {
+  return XSHMEMI_SEL(xshmem::dev::signal_fetch(sig_addr), xshmemi_h_signal_fetch(sig_addr));
+}
+XSHMEMI_HD uint64_t xshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
+  return XSHMEMI_SEL(xshmem::dev::signal_wait_until(sig_addr, cmp, cmp_value),
+                     xshmemi_h_signal_wait_until(sig_addr, cmp, cmp_value));
+}
+
+// ---- Point-to-point synchronization -------------------------------------------------------------
+#define XSHMEMI_P2P(T, N)                                                                          \
+  extern "C" void xshmemi_h_##N##_wait_until(T *, int, T);                                         \
+  extern "C" void xshmemi_h_##N##_wait_until_all(T *, size_t, const int *, int, T);                \
+  extern "C" size_t xshmemi_h_##N##_wait_until_any(T *, size_t, const int *, int, T);              \
+  extern "C" size_t xshmemi_h_##N##_wait_until_some(T *, size_t, size_t *, const int *, int, T);   \
+  extern "C" void xshmemi_h_##N##_wait_until_all_vector(T *, size_t, const int *, int, const T *); \
+  extern "C" size_t xshmemi_h_##N##_wait_until_any_vector(T *, size_t, const int *, int,           \
+                                                          const T *);                              \
+  extern "C" size_t xshmemi_h_##N##_wait_until_some_vector(T *, size_t, size_t *, const int *,     \
+                                                           int, const T *);                        \
+  extern "C" int xshmemi_h_##N##_test(T *, int, T);                                                \
+  extern "C" int xshmemi_h_##N##_test_all(T *, size_t, const int *, int, T);                       \
+  extern "C" size_t xshmemi_h_##N##_test_any(T *, size_t, const int *, int, T);                    \
+  extern "C" size_t xshmemi_h_##N##_test_some(T *, size_t, size_t *, const int *, int, T);         \
+  extern "C" int xshmemi_h_##N##_test_all_vector(T *, size_t, const int *, int, const T *);        \
+  extern "C" size_t xshmemi_h_##N##_test_any_vector(T *, size_t, const int *, int, const T *);     \
+  extern "C" size_t xshmemi_h_##N##_test_some_vector(T *, size_t, size_t *, const int *, int,      \
+                                                     const T *);                                   \
+  XSHMEMI_HD void xshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value) {                         \
+    XSHMEMI_SEL(xshmem::dev::wait_until(ivar, cmp, cmp_value),                                     \
+                xshmemi_h_##N##_wait_until(ivar, cmp, cmp_value));                                 \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, \
+                                              T cmp_value) {                                       \
+    XSHMEMI_SEL(xshmem::dev::wait_until_all(ivars, nelems, status, cmp, cmp_value),                \
+                xshmemi_h_##N##_wait_until_all(ivars, nelems, status, cmp, cmp_value));            \
+  }                                                                                                \
+  XSHMEMI_HD size_t xshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status,        \
+                                                int cmp, T cmp_value) {                            \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::wait_until_any(ivars, nelems, status, cmp, cmp_value, nullptr),               \
+        xshmemi_h_##N##_wait_until_any(ivars, nelems, status, cmp, cmp_value));                    \
+  }                                                                                                \
+  XSHMEMI_HD size_t xshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,         \
+                                                 const int *status, int cmp, T cmp_value) {        \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::wait_until_some(ivars, nelems, indices, status, cmp, cmp_value),              \
+        xshmemi_h_##N##_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value));          \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status,   \
+                                                     int cmp, const T *cmp_values) {               \
+    XSHMEMI_SEL(xshmem::dev::wait_until_all_vector(ivars, nelems, status, cmp, cmp_values),        \
+                xshmemi_h_##N##_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values));    \
+  }                                                                                                \
+  XSHMEMI_HD size_t xshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, \
+                                                       int cmp, const T *cmp_values) {             \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::wait_until_any_vector(ivars, nelems, status, cmp, cmp_values, nullptr),       \
+        xshmemi_h_##N##_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values));            \
+  }                                                                                                \
+  XSHMEMI_HD size_t xshmem_##N##_wait_until_some_vector(                                           \
+      T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const T *cmp_values) { \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values),      \
+        xshmemi_h_##N##_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values));  \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_test(T *ivar, int cmp, T cmp_value) {                                \
+    return XSHMEMI_SEL(xshmem::dev::test(ivar, cmp, cmp_value),                                    \
+                       xshmemi_h_##N##_test(ivar, cmp, cmp_value));                                \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp,        \
+                                       T cmp_value) {                                              \
+    return XSHMEMI_SEL(xshmem::dev::test_all(ivars, nelems, status, cmp, cmp_value),               \
+                       xshmemi_h_##N##_test_all(ivars, nelems, status, cmp, cmp_value));           \
+  }                                                                                                \
+  XSHMEMI_HD size_t xshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,     \
+                                          T cmp_value) {                                           \
+    return XSHMEMI_SEL(xshmem::dev::test_any(ivars, nelems, status, cmp, cmp_value, nullptr),      \
+                       xshmemi_h_##N##_test_any(ivars, nelems, status, cmp, cmp_value));           \
+  }                                                                                                \
+  XSHMEMI_HD size_t xshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices,               \
+                                           const int *status, int cmp, T cmp_value) {              \
+    return XSHMEMI_SEL(xshmem::dev::test_some(ivars, nelems, indices, status, cmp, cmp_value),     \
+                       xshmemi_h_##N##_test_some(ivars, nelems, indices, status, cmp, cmp_value)); \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, \
+                                              const T *cmp_values) {                               \
+    return XSHMEMI_SEL(xshmem::dev::test_all_vector(ivars, nelems, status, cmp, cmp_values),       \
+                       xshmemi_h_##N##_test_all_vector(ivars, nelems, status, cmp, cmp_values));   \
+  }                                                                                                \
+  XSHMEMI_HD size_t xshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status,       \
+                                                 int cmp, const T *cmp_values) {                   \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::test_any_vector(ivars, nelems, status, cmp, cmp_values, nullptr),             \
+        xshmemi_h_##N##_test_any_vector(ivars, nelems, status, cmp, cmp_values));                  \
+  }                                                                                                \
+  XSHMEMI_HD size_t xshmem_##N##_test_some_vector(                                                 \
+      T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const T *cmp_values) { \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::test_some_vector(ivars, nelems, indices, status, cmp, cmp_values),            \
+        xshmemi_h_##N##_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values));        \
+  }
+XSHMEM_P2P_TYPES(XSHMEMI_P2P)
+#undef XSHMEMI_P2P
+
+// ---- Ordering and synchronization ---------------------------------------------------------------
+extern "C" void xshmemi_h_fence(void);
+extern "C" void xshmemi_h_quiet(void);
+extern "C" void xshmemi_h_barrier_all(void);
+extern "C" void xshmemi_h_sync_all(void);
+XSHMEMI_HD void xshmem_fence(void) {
+  XSHMEMI_SEL(xshmem::dev::fence(XSHMEMI_DS), xshmemi_h_fence());
+}
+XSHMEMI_HD void xshmem_quiet(void) {
+  XSHMEMI_SEL(xshmem::dev::quiet(XSHMEMI_DS), xshmemi_h_quiet());
+}
+// On the device: one thread per PE (see the rules above).
+XSHMEMI_HD void xshmem_barrier_all(void) {
+  XSHMEMI_SEL(xshmem::dev::barrier_all(XSHMEMI_DS), xshmemi_h_barrier_all());
+}
+XSHMEMI_HD void xshmem_sync_all(void) {
+  XSHMEMI_SEL(xshmem::dev::sync_all(XSHMEMI_DS), xshmemi_h_sync_all());
+}
+// Every thread of the block (warp) calls; one block (warp) per PE.
+XSHMEMI_D void xshmemx_barrier_all_block(void) {
+  xshmem::dev::barrier_all_block(XSHMEMI_DS);
+}
+XSHMEMI_D void xshmemx_sync_all_block(void) {
+  xshmem::dev::sync_all_block(XSHMEMI_DS);
+}
+XSHMEMI_D void xshmemx_barrier_all_warp(void) {
+  xshmem::dev::barrier_all_warp(XSHMEMI_DS);
+}
+XSHMEMI_D void xshmemx_sync_all_warp(void) {
+  xshmem::dev::sync_all_warp(XSHMEMI_DS);
+}
+
+#undef XSHMEMI_D
+#undef XSHMEMI_HD
+#undef XSHMEMI_DS
+#undef XSHMEMI_SEL
+
+#endif  // XSHMEM_DEVICE_CUDA_API_H

@@ -1,0 +1,232 @@
+// GPU conformance programs: the small harness they share.
+//
+// Each program is one .cu file run with `xshmem-run -n 2` (any n >= 2 works: PE me talks to its
+// right neighbour `peer` and hears from its left neighbour `from`). It exits 77 when no GPU is
+// usable or the heap is not GPU memory, 1 when a case failed on any PE, else 0.
+//
+// Device checks record into a per-program failure record (count, and the first mismatch's line,
+// index, expected and seen values), which the harness reads back and resets after each case.
+// Host checks use the same record. Every PE reports per case; PE 0 prints one line per case with
+// the failure counts of all PEs (gathered over the bootstrap, so a broken data path cannot hide
+// a failure).
+#ifndef XSHMEM_TESTS_GPU_TEST_H
+#define XSHMEM_TESTS_GPU_TEST_H
+
+#include <cuda_runtime.h>
+#include <xshmem/xshmem.h>
+#include <xshmem/xshmemx.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <string.h>
+
+#include <chrono>
+#include <vector>
+
+namespace gt {
+
+struct failure_t {
+  unsigned long long count;
+  int line;
+  long long index, expected, seen;
+};
+__device__ failure_t d_fail;
+inline failure_t h_fail;  // host checks
+
+inline int me = -1, npes = 0, peer = -1, from = -1;
+
+__device__ __noinline__ void record(int line, long long index, long long expected, long long seen) {
+  unsigned long long old = atomicAdd(&d_fail.count, 1ull);
+  if (old == 0) {
+    d_fail.line = line;
+    d_fail.index = index;
+    d_fail.expected = expected;
+    d_fail.seen = seen;
+  }
+}
+inline void host_record(int line, long long index, long long expected, long long seen) {
+  if (h_fail.count++ == 0) {
+    h_fail.line = line;
+    h_fail.index = index;
+    h_fail.expected = expected;
+    h_fail.seen = seen;
+  }
+}
+
+// CHECK(condition, index, expected, seen) in device or host code.
+#if defined(__CUDA_ARCH__)
+#define GT_CHECK(cond, idx, exp, got)                                                        \
+  do {                                                                                       \
+    if (!(cond)) gt::record(__LINE__, (long long)(idx), (long long)(exp), (long long)(got)); \
+  } while (0)
+#else
+#define GT_CHECK(cond, idx, exp, got)                                                             \
+  do {                                                                                            \
+    if (!(cond)) gt::host_record(__LINE__, (long long)(idx), (long long)(exp), (long long)(got)); \
+  } while (0)
+#endif
+
+inline void cuda_ok(cudaError_t e, const char *what, int line) {
+  if (e != cudaSuccess) {
+    fprintf(stderr, "pe %d: %s failed (line %d): %s\n", me, what, line, cudaGetErrorString(e));
+    fflush(stderr);
+    exit(1);
+  }
+}
+#define GT_CUDA(x) gt::cuda_ok((x), #x, __LINE__)
+
+// Waits for the device, then checks the launch and the kernels' completion.
+inline void device_sync(const char *what) {
+  cuda_ok(cudaGetLastError(), what, __LINE__);
+  cuda_ok(cudaDeviceSynchronize(), what, __LINE__);
+}
+
+// Byte pattern of PE `pe`'s buffer at byte j for `salt` (data and guards differ by salt).
+__host__ __device__ inline uint8_t pat(int pe, size_t j, int salt) {
+  uint32_t x = static_cast<uint32_t>(j) * 2654435761u ^ (static_cast<uint32_t>(pe) * 0x9E3779B9u +
+                                                         static_cast<uint32_t>(salt) * 0x85EBCA6Bu);
+  x ^= x >> 15;
+  x *= 0x2C1B3C6Du;
+  x ^= x >> 12;
+  x ^= static_cast<uint32_t>(j >> 32);
+  return static_cast<uint8_t>(x);
+}
+__global__ void fill_kernel(uint8_t *p, size_t n, int pe, int salt) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    p[i] = pat(pe, i, salt);
+  }
+}
+inline void fill(void *p, size_t n, int pe, int salt) {
+  if (n == 0) return;
+  fill_kernel<<<264, 256>>>(static_cast<uint8_t *>(p), n, pe, salt);
+  device_sync("fill");
+}
+
+// Host barrier after the device is idle: what each PE's kernels stored is complete everywhere.
+inline void barrier() {
+  device_sync("kernels before the barrier");
+  xshmem_barrier_all();
+}
+
+// The number of blocks of `kernel` with `threads` threads that fit at once on this GPU (kernels
+// that wait on each other must stay within it).
+template <typename K>
+int max_resident_blocks(K kernel, int threads) {
+  int dev = 0, sms = 0, per_sm = 0;
+  GT_CUDA(cudaGetDevice(&dev));
+  GT_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  GT_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  return sms * per_sm;
+}
+
+__global__ void state_kernel(int *out) {
+  out[0] = xshmem_my_pe();
+  out[1] = xshmem_n_pes();
+}
+
+struct Summary {
+  int cases = 0, failed = 0;
+};
+inline Summary summary;
+
+// Runs one case: body() launches kernels and/or host calls; afterwards every PE reports its
+// failure record, and PE 0 prints the case's line. `label` is the conformance id and column.
+template <typename F>
+void run(const char *label, F body) {
+  xshmem_barrier_all();
+  auto t0 = std::chrono::steady_clock::now();
+  body();
+  device_sync(label);
+  xshmem_barrier_all();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  failure_t f;
+  GT_CUDA(cudaMemcpyFromSymbol(&f, d_fail, sizeof f));
+  if (f.count == 0 && h_fail.count != 0)
+    f = h_fail;
+  else
+    f.count += h_fail.count;
+  if (f.count != 0) {
+    fprintf(stderr,
+            "pe %d: %s: %llu mismatches; first at line %d: index %lld expected %lld (0x%llx) "
+            "seen %lld (0x%llx)\n",
+            me, label, f.count, f.line, f.index, f.expected, (unsigned long long)f.expected, f.seen,
+            (unsigned long long)f.seen);
+  }
+  failure_t zero{};
+  GT_CUDA(cudaMemcpyToSymbol(d_fail, &zero, sizeof zero));
+  h_fail = zero;
+  std::vector<unsigned long long> all(npes);
+  if (xshmemx_oob_allgather(&f.count, all.data(), sizeof f.count) != 0) {
+    fprintf(stderr, "pe %d: out-of-band allgather failed\n", me);
+    exit(1);
+  }
+  bool ok = true;
+  for (unsigned long long c : all) ok = ok && c == 0;
+  ++summary.cases;
+  if (!ok) ++summary.failed;
+  if (me == 0) {
+    printf("%-4s %-44s %9.1f ms", ok ? "PASS" : "FAIL", label, ms);
+    if (!ok) {
+      for (int p = 0; p < npes; ++p) printf("  pe%d:%llu", p, all[p]);
+    }
+    printf("\n");
+    fflush(stdout);
+  }
+}
+
+// Before xshmem_init: 77 without a GPU. After: 77 when the heap is not GPU memory; makes the
+// heap's GPU current; checks that kernels of this program see the device state.
+inline void start(const char *program) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    printf("SKIP %s: no usable GPU (%s)\n", program,
+           e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+    exit(77);
+  }
+  xshmem_init();
+  me = xshmem_my_pe();
+  npes = xshmem_n_pes();
+  peer = (me + 1) % npes;
+  from = (me + npes - 1) % npes;
+  void *probe = xshmem_malloc(64);
+  cudaPointerAttributes attr{};
+  bool device_memory = probe != nullptr && cudaPointerGetAttributes(&attr, probe) == cudaSuccess &&
+                       attr.type == cudaMemoryTypeDevice;
+  (void)cudaGetLastError();
+  const char *transport = xshmemx_transport_name(peer);
+  bool nvlink = transport != nullptr && strcmp(transport, "nvlink") == 0;
+  if (!device_memory && !nvlink) {
+    if (me == 0) printf("SKIP %s: the symmetric heap is not GPU memory (XSHMEM_HEAP?)\n", program);
+    xshmem_finalize();
+    exit(77);
+  }
+  if (device_memory) GT_CUDA(cudaSetDevice(attr.device));
+  xshmem_free(probe);
+  if (me == 0) printf("%s: %d PEs\n", program, npes);
+  run("device state published", [] {
+    int *out;
+    GT_CUDA(cudaMallocManaged(&out, 2 * sizeof(int)));
+    state_kernel<<<1, 1>>>(out);
+    device_sync("state kernel");
+    GT_CHECK(out[0] == me, 0, me, out[0]);
+    GT_CHECK(out[1] == npes, 1, npes, out[1]);
+    GT_CUDA(cudaFree(out));
+  });
+}
+
+inline int finish() {
+  xshmem_finalize();
+  if (me == 0) {
+    printf("%d cases, %d failed\n", summary.cases, summary.failed);
+  }
+  return summary.failed == 0 ? 0 : 1;
+}
+
+}  // namespace gt
+
+#endif  // XSHMEM_TESTS_GPU_TEST_H
