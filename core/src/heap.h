@@ -68,8 +68,9 @@ class HeapMemory {
   ~HeapMemory() { release(); }
   Status create_host(size_t size);
   // Reserves a device heap of at least `size` bytes on CUDA device `device` (the current device
-  // of the calling thread); commits nothing. Chunks are `chunk_size` bytes, a multiple of
-  // `granularity`. Defined in cuda/ (fails with XSHMEM_ERR_UNSUPPORTED without CUDA).
+  // of the calling thread); commits nothing. Chunks are `chunk_size` bytes (the first only as
+  // large as the first commit needs), multiples of `granularity`. Defined in cuda/ (fails with
+  // XSHMEM_ERR_UNSUPPORTED without CUDA).
   Status create_device(size_t size, int device, size_t granularity, size_t chunk_size);
   // Device heaps: commits chunks until [0, bytes) is backed (no-op for host heaps, or when it
   // already is). The new chunks keep their descriptors open until close_chunk_fds.

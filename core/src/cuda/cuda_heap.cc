@@ -95,7 +95,11 @@ Status HeapMemory::commit(size_t bytes) {
   while (committed_ < bytes) {
     Chunk c;
     c.offset = committed_;
-    c.size = std::min(chunk_size_, size_ - c.offset);
+    // The first chunk (init: the internal region) holds only what is asked for, so init does not
+    // pay for a whole chunk of physical memory; the others are chunk_size_. Every PE makes the
+    // same calls, so every PE cuts the same chunks.
+    c.size = chunks_.empty() ? std::min(chunk_size_, round_up(bytes, granularity_)) : chunk_size_;
+    c.size = std::min(c.size, size_ - c.offset);
     CUmemAllocationProp prop{};
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
     prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
