@@ -20,6 +20,7 @@
 #include "checks.h"
 #include "config.h"
 #include "cuda/cuda_rt.h"
+#include "device_api.h"
 #include "heap.h"
 #include "log.h"
 #include "node_ipc.h"
@@ -539,12 +540,16 @@ Status build_state() {
   s.sync_epoch = 0;
   s.on_bad_path = on_bad_path;
   s.transport_names = g_rt.peer_transport.data();
-  return cuda::publish_state(s);  // GPU heaps: the copy kernels use
+  // GPU heaps: the copy kernels use, handed to every CUDA module of the program.
+  XSHMEM_CHECK(cuda::publish_state(s));
+  notify_device_state_sinks();
+  return XSHMEM_SUCCESS;
 }
 
 // Undoes whatever init step had completed (also used on a failed init).
 void teardown() {
   stop_transports();
+  reset_device_state_sinks();
   cuda::close();  // internal stream, device state
   g_rt.state = dev::state_t{};
   g_rt.peers.clear();
