@@ -41,6 +41,11 @@ static long payload_value(int pe, int i) {
 
 int main(void) {
   /* Join the job. Every PE must call this before any other xshmem function. */
+  /* This program reads and writes its own symmetric heap with plain C loads and stores, so the
+   * heap must live in host memory. On a machine with GPUs the default heap is GPU memory, which
+   * host code cannot dereference: ask for a host heap unless the user chose otherwise. (GPU
+   * programs use examples/gpu_ring.cu instead.) */
+  setenv("XSHMEM_HEAP", "host", 0);
   xshmem_init();
   const int me = xshmem_my_pe();
   const int npes = xshmem_n_pes();

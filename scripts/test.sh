@@ -4,6 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
+"$root/scripts/check-format.sh"
 "$root/scripts/build.sh" "$root/build" -DXSHMEM_WERROR=ON
 cd "$root/build"
 ctest --output-on-failure --timeout 600 "$@"

@@ -27,10 +27,10 @@ void shutdown();
 
 }  // namespace xshmem::log
 
-#define XLOG_AT(level, subsys, file, line, ...)                                  \
-  do {                                                                           \
-    if (::xshmem::log::enabled((level), (subsys)))                               \
-      ::xshmem::log::write((level), (subsys), (file), (line), __VA_ARGS__);      \
+#define XLOG_AT(level, subsys, file, line, ...)                             \
+  do {                                                                      \
+    if (::xshmem::log::enabled((level), (subsys)))                          \
+      ::xshmem::log::write((level), (subsys), (file), (line), __VA_ARGS__); \
   } while (0)
 #define XLOG(level, subsys, ...) XLOG_AT(level, subsys, __FILE__, __LINE__, __VA_ARGS__)
 #define XLOG_ERROR(subsys, ...) XLOG(XSHMEM_LOG_ERROR, subsys, __VA_ARGS__)

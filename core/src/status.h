@@ -23,14 +23,13 @@ class [[nodiscard]] Status {
 }  // namespace xshmem
 
 // Propagates a failed status after logging where it happened (file:line, the expression).
-#define XSHMEM_CHECK(expr)                                                             \
-  do {                                                                                 \
-    ::xshmem::Status _xs_st = (expr);                                                  \
-    if (!_xs_st.ok()) {                                                                \
-      XLOG_AT(XSHMEM_LOG_DEBUG, "core", __FILE__, __LINE__, "%s failed: %s", #expr,    \
-              _xs_st.str());                                                           \
-      return _xs_st;                                                                   \
-    }                                                                                  \
+#define XSHMEM_CHECK(expr)                                                                         \
+  do {                                                                                             \
+    ::xshmem::Status _xs_st = (expr);                                                              \
+    if (!_xs_st.ok()) {                                                                            \
+      XLOG_AT(XSHMEM_LOG_DEBUG, "core", __FILE__, __LINE__, "%s failed: %s", #expr, _xs_st.str()); \
+      return _xs_st;                                                                               \
+    }                                                                                              \
   } while (0)
 
 #endif  // XSHMEM_CORE_STATUS_H

@@ -35,8 +35,10 @@ TEST_CASE("allocator: free coalesces and usage returns to baseline", "[heap]") {
   std::vector<size_t> offs;
   for (int i = 0; i < 16; ++i) offs.push_back(*a.alloc(64 * (i % 3 + 1), 0));
   // Free even then odd indices: neighbours must merge back into one block.
-  for (size_t i = 0; i < offs.size(); i += 2) CHECK(a.release(offs[i]) == Allocator::FreeResult::kOk);
-  for (size_t i = 1; i < offs.size(); i += 2) CHECK(a.release(offs[i]) == Allocator::FreeResult::kOk);
+  for (size_t i = 0; i < offs.size(); i += 2)
+    CHECK(a.release(offs[i]) == Allocator::FreeResult::kOk);
+  for (size_t i = 1; i < offs.size(); i += 2)
+    CHECK(a.release(offs[i]) == Allocator::FreeResult::kOk);
   CHECK(a.bytes_in_use() == 0);
   CHECK(a.largest_free() == a.capacity());
 }

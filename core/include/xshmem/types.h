@@ -12,39 +12,37 @@
 #include <stdint.h>
 
 /* The standard RMA types (put, get, p, g, iput, iget, put_signal). long double is host-only. */
-#define XSHMEM_RMA_TYPES_NO_LD(X)                                                             \
-  X(float, float)                                                                             \
-  X(double, double) X(char, char) X(signed char, schar) X(short, short) X(int, int)           \
-  X(long, long) X(long long, longlong) X(unsigned char, uchar) X(unsigned short, ushort)      \
-  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)              \
-  X(int8_t, int8) X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8)     \
-  X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)                 \
-  X(ptrdiff_t, ptrdiff)
+// clang-format off
+#define XSHMEM_RMA_TYPES_NO_LD(X) \
+  X(float, float) X(double, double) X(char, char) X(signed char, schar) X(short, short) \
+  X(int, int) X(long, long) X(long long, longlong) X(unsigned char, uchar) \
+  X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong) \
+  X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32) \
+  X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) \
+  X(uint64_t, uint64) X(size_t, size) X(ptrdiff_t, ptrdiff)
 #define XSHMEM_RMA_TYPES(X) XSHMEM_RMA_TYPES_NO_LD(X) X(long double, longdouble)
 
 /* Fixed-size RMA (put8, put16, ...): X(bits, C type that copies that many bytes). */
 #define XSHMEM_SIZED_TYPES(X) X(8, uint8_t) X(16, uint16_t) X(32, uint32_t) X(64, uint64_t)
 
 /* Standard AMO types: compare_swap, fetch_inc, inc, fetch_add, add (and everything below). */
-#define XSHMEM_AMO_STANDARD_TYPES(X)                                                         \
-  X(int, int)                                                                                \
-  X(long, long) X(long long, longlong) X(unsigned int, uint) X(unsigned long, ulong)         \
-  X(unsigned long long, ulonglong) X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32)   \
-  X(uint64_t, uint64) X(size_t, size) X(ptrdiff_t, ptrdiff)
+#define XSHMEM_AMO_STANDARD_TYPES(X) \
+  X(int, int) X(long, long) X(long long, longlong) X(unsigned int, uint) \
+  X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int32_t, int32) X(int64_t, int64) \
+  X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size) X(ptrdiff_t, ptrdiff)
 
 /* Extended AMO types: fetch, set, swap. */
 #define XSHMEM_AMO_EXTENDED_TYPES(X) XSHMEM_AMO_STANDARD_TYPES(X) X(float, float) X(double, double)
 
 /* Bitwise AMO types: fetch_and, and, fetch_or, or, fetch_xor, xor. */
-#define XSHMEM_AMO_BITWISE_TYPES(X)                                                        \
-  X(unsigned int, uint)                                                                    \
-  X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int32_t, int32)               \
-  X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64)
+#define XSHMEM_AMO_BITWISE_TYPES(X) \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) \
+  X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64)
 
 /* Point-to-point synchronization types (wait_until, test families): the standard AMO types plus
  * the deprecated short/ushort of the typed interface. */
-#define XSHMEM_P2P_TYPES(X) \
-  XSHMEM_AMO_STANDARD_TYPES(X) X(short, short) X(unsigned short, ushort)
+#define XSHMEM_P2P_TYPES(X) XSHMEM_AMO_STANDARD_TYPES(X) X(short, short) X(unsigned short, ushort)
+// clang-format on
 
 /* Comparison operators of wait_until/test/signal_wait_until. */
 #define XSHMEM_CMP_EQ 0

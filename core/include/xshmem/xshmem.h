@@ -103,27 +103,27 @@ void xshmem_free(void *ptr); /* NULL: no-op, no barrier */
  * _nbi variants complete at the next quiet. p/g move one element; iput/iget take strides in
  * elements (dst, sst >= 1). */
 #define XSHMEM_DECL_RMA(T, N)                                                                   \
-  void xshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                      \
-  void xshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);                      \
-  void xshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);                  \
-  void xshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);                  \
-  void xshmem_##N##_p(T *dest, T value, int pe);                                               \
-  T xshmem_##N##_g(const T *source, int pe);                                                   \
+  void xshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                       \
+  void xshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);                       \
+  void xshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);                   \
+  void xshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);                   \
+  void xshmem_##N##_p(T *dest, T value, int pe);                                                \
+  T xshmem_##N##_g(const T *source, int pe);                                                    \
   void xshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
-                         int pe);                                                              \
+                         int pe);                                                               \
   void xshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
                          int pe);
 XSHMEM_RMA_TYPES(XSHMEM_DECL_RMA)
 #undef XSHMEM_DECL_RMA
 
-#define XSHMEM_DECL_SIZED(BITS, T)                                                             \
-  void xshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe);               \
-  void xshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe);               \
-  void xshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);         \
-  void xshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);         \
-  void xshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,        \
-                         size_t nelems, int pe);                                              \
-  void xshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,        \
+#define XSHMEM_DECL_SIZED(BITS, T)                                                     \
+  void xshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe);        \
+  void xshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe);        \
+  void xshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);  \
+  void xshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);  \
+  void xshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+                         size_t nelems, int pe);                                       \
+  void xshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
                          size_t nelems, int pe);
 XSHMEM_SIZED_TYPES(XSHMEM_DECL_SIZED)
 XSHMEM_DECL_SIZED(128, void)
@@ -138,36 +138,36 @@ void xshmem_getmem_nbi(void *dest, const void *source, size_t nbytes, int pe);
 
 /* Fetching atomics return the old value; _nbi fetching variants store it to *fetch, valid after
  * the next quiet. Non-fetching atomics complete at the next quiet. */
-#define XSHMEM_DECL_AMO_EXT(T, N)                                                          \
-  T xshmem_##N##_atomic_fetch(const T *source, int pe);                                   \
-  void xshmem_##N##_atomic_set(T *dest, T value, int pe);                                 \
-  T xshmem_##N##_atomic_swap(T *dest, T value, int pe);                                   \
-  void xshmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe);                  \
+#define XSHMEM_DECL_AMO_EXT(T, N)                                        \
+  T xshmem_##N##_atomic_fetch(const T *source, int pe);                  \
+  void xshmem_##N##_atomic_set(T *dest, T value, int pe);                \
+  T xshmem_##N##_atomic_swap(T *dest, T value, int pe);                  \
+  void xshmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe); \
   void xshmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe);
 XSHMEM_AMO_EXTENDED_TYPES(XSHMEM_DECL_AMO_EXT)
 #undef XSHMEM_DECL_AMO_EXT
 
-#define XSHMEM_DECL_AMO_STD(T, N)                                                          \
-  T xshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);                   \
-  T xshmem_##N##_atomic_fetch_inc(T *dest, int pe);                                       \
-  void xshmem_##N##_atomic_inc(T *dest, int pe);                                          \
-  T xshmem_##N##_atomic_fetch_add(T *dest, T value, int pe);                              \
-  void xshmem_##N##_atomic_add(T *dest, T value, int pe);                                 \
-  void xshmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe);  \
-  void xshmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);                      \
+#define XSHMEM_DECL_AMO_STD(T, N)                                                        \
+  T xshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);                  \
+  T xshmem_##N##_atomic_fetch_inc(T *dest, int pe);                                      \
+  void xshmem_##N##_atomic_inc(T *dest, int pe);                                         \
+  T xshmem_##N##_atomic_fetch_add(T *dest, T value, int pe);                             \
+  void xshmem_##N##_atomic_add(T *dest, T value, int pe);                                \
+  void xshmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe); \
+  void xshmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);                     \
   void xshmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe);
 XSHMEM_AMO_STANDARD_TYPES(XSHMEM_DECL_AMO_STD)
 #undef XSHMEM_DECL_AMO_STD
 
-#define XSHMEM_DECL_AMO_BIT(T, N)                                                  \
-  T xshmem_##N##_atomic_fetch_and(T *dest, T value, int pe);                      \
-  void xshmem_##N##_atomic_and(T *dest, T value, int pe);                         \
-  T xshmem_##N##_atomic_fetch_or(T *dest, T value, int pe);                       \
-  void xshmem_##N##_atomic_or(T *dest, T value, int pe);                          \
-  T xshmem_##N##_atomic_fetch_xor(T *dest, T value, int pe);                      \
-  void xshmem_##N##_atomic_xor(T *dest, T value, int pe);                         \
-  void xshmem_##N##_atomic_fetch_and_nbi(T *fetch, T *dest, T value, int pe);     \
-  void xshmem_##N##_atomic_fetch_or_nbi(T *fetch, T *dest, T value, int pe);      \
+#define XSHMEM_DECL_AMO_BIT(T, N)                                             \
+  T xshmem_##N##_atomic_fetch_and(T *dest, T value, int pe);                  \
+  void xshmem_##N##_atomic_and(T *dest, T value, int pe);                     \
+  T xshmem_##N##_atomic_fetch_or(T *dest, T value, int pe);                   \
+  void xshmem_##N##_atomic_or(T *dest, T value, int pe);                      \
+  T xshmem_##N##_atomic_fetch_xor(T *dest, T value, int pe);                  \
+  void xshmem_##N##_atomic_xor(T *dest, T value, int pe);                     \
+  void xshmem_##N##_atomic_fetch_and_nbi(T *fetch, T *dest, T value, int pe); \
+  void xshmem_##N##_atomic_fetch_or_nbi(T *fetch, T *dest, T value, int pe);  \
   void xshmem_##N##_atomic_fetch_xor_nbi(T *fetch, T *dest, T value, int pe);
 XSHMEM_AMO_BITWISE_TYPES(XSHMEM_DECL_AMO_BIT)
 #undef XSHMEM_DECL_AMO_BIT
@@ -179,15 +179,15 @@ XSHMEM_AMO_BITWISE_TYPES(XSHMEM_DECL_AMO_BIT)
  * data. nelems == 0 still updates the signal. */
 #define XSHMEM_DECL_SIG(T, N)                                                                   \
   void xshmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,     \
-                               uint64_t signal, int sig_op, int pe);                           \
+                               uint64_t signal, int sig_op, int pe);                            \
   void xshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, \
                                    uint64_t signal, int sig_op, int pe);
 XSHMEM_RMA_TYPES(XSHMEM_DECL_SIG)
 #undef XSHMEM_DECL_SIG
-#define XSHMEM_DECL_SIG_SIZED(BITS, T)                                                          \
-  void xshmem_put##BITS##_signal(void *dest, const void *source, size_t nelems,                 \
-                                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);      \
-  void xshmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems,             \
+#define XSHMEM_DECL_SIG_SIZED(BITS, T)                                                     \
+  void xshmem_put##BITS##_signal(void *dest, const void *source, size_t nelems,            \
+                                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
+  void xshmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems,        \
                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 XSHMEM_SIZED_TYPES(XSHMEM_DECL_SIG_SIZED)
 XSHMEM_DECL_SIG_SIZED(128, void)
@@ -210,31 +210,30 @@ uint64_t xshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
  * does. _all/_any/_some act on arrays; `status` (may be NULL) excludes entries that are nonzero;
  * _vector variants take one comparison value per element. _any returns an index or SIZE_MAX,
  * _some returns how many indices it wrote to `indices`. */
-#define XSHMEM_DECL_P2P(T, N)                                                                     \
-  void xshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                                   \
-  void xshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,          \
-                                   T cmp_value);                                                 \
-  size_t xshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,        \
-                                     T cmp_value);                                               \
-  size_t xshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,                  \
-                                      const int *status, int cmp, T cmp_value);                  \
-  void xshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp,   \
-                                          const T *cmp_values);                                  \
-  size_t xshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, \
-                                            const T *cmp_values);                                \
-  size_t xshmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,           \
-                                             const int *status, int cmp, const T *cmp_values);   \
-  int xshmem_##N##_test(T *ivar, int cmp, T cmp_value);                                          \
-  int xshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);   \
-  size_t xshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,              \
-                               T cmp_value);                                                     \
-  size_t xshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status,     \
-                                int cmp, T cmp_value);                                           \
-  int xshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,          \
-                                   const T *cmp_values);                                         \
-  size_t xshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,       \
-                                      const T *cmp_values);                                      \
-  size_t xshmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,                 \
+#define XSHMEM_DECL_P2P(T, N)                                                                      \
+  void xshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                                     \
+  void xshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,            \
+                                   T cmp_value);                                                   \
+  size_t xshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,          \
+                                     T cmp_value);                                                 \
+  size_t xshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, const int *status, \
+                                      int cmp, T cmp_value);                                       \
+  void xshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp,     \
+                                          const T *cmp_values);                                    \
+  size_t xshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp,   \
+                                            const T *cmp_values);                                  \
+  size_t xshmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,             \
+                                             const int *status, int cmp, const T *cmp_values);     \
+  int xshmem_##N##_test(T *ivar, int cmp, T cmp_value);                                            \
+  int xshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);     \
+  size_t xshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);  \
+  size_t xshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status,       \
+                                int cmp, T cmp_value);                                             \
+  int xshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,            \
+                                   const T *cmp_values);                                           \
+  size_t xshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,         \
+                                      const T *cmp_values);                                        \
+  size_t xshmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,                   \
                                        const int *status, int cmp, const T *cmp_values);
 XSHMEM_P2P_TYPES(XSHMEM_DECL_P2P)
 #undef XSHMEM_DECL_P2P
@@ -254,18 +253,18 @@ void xshmem_sync_all(void);
 #else
 /* Host only (no long double in device code). */
 #define XSHMEM_DECL_RMA_LD(T, N)                                                                \
-  void xshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                      \
-  void xshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);                      \
-  void xshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);                  \
-  void xshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);                  \
-  void xshmem_##N##_p(T *dest, T value, int pe);                                               \
-  T xshmem_##N##_g(const T *source, int pe);                                                   \
+  void xshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                       \
+  void xshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);                       \
+  void xshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);                   \
+  void xshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);                   \
+  void xshmem_##N##_p(T *dest, T value, int pe);                                                \
+  T xshmem_##N##_g(const T *source, int pe);                                                    \
   void xshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
-                         int pe);                                                              \
+                         int pe);                                                               \
   void xshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
-                         int pe);                                                              \
+                         int pe);                                                               \
   void xshmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,     \
-                               uint64_t signal, int sig_op, int pe);                           \
+                               uint64_t signal, int sig_op, int pe);                            \
   void xshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, \
                                    uint64_t signal, int sig_op, int pe);
 XSHMEM_DECL_RMA_LD(long double, longdouble)

@@ -51,8 +51,7 @@ typedef struct xshmem_bootstrap_v1 {
   xshmem_status_t (*get_uniqueid)(void *id, size_t len);
 
   /* Joins the job. On success *rank and *size are set and *ctx is the plugin's state. */
-  xshmem_status_t (*init)(const xshmem_bootstrap_args_v1_t *args, void **ctx, int *rank,
-                          int *size);
+  xshmem_status_t (*init)(const xshmem_bootstrap_args_v1_t *args, void **ctx, int *rank, int *size);
 
   /* Collectives: every rank calls them in the same order; each returns an error (never hangs
    * past the bootstrap's timeout) if a rank died. */

@@ -40,13 +40,13 @@ typedef enum xshmem_log_level {
 
 /* Types of configuration variables (see xshmem_config_entry_v1_t). */
 typedef enum xshmem_config_type {
-  XSHMEM_CONFIG_BOOL = 0,     /* 0/1, y/n, yes/no, on/off, true/false */
-  XSHMEM_CONFIG_INT = 1,      /* signed decimal */
-  XSHMEM_CONFIG_SIZE = 2,     /* bytes with optional K, M, G, T suffix (powers of 1024) */
-  XSHMEM_CONFIG_STRING = 3,   /* free text */
-  XSHMEM_CONFIG_ENUM = 4,     /* one of the words in `choices` (comma separated) */
-  XSHMEM_CONFIG_LIST = 5,     /* comma-separated words, "^a,b" excludes a and b */
-  XSHMEM_CONFIG_DURATION = 6  /* seconds with optional ms, s, m suffix; stored as milliseconds */
+  XSHMEM_CONFIG_BOOL = 0,    /* 0/1, y/n, yes/no, on/off, true/false */
+  XSHMEM_CONFIG_INT = 1,     /* signed decimal */
+  XSHMEM_CONFIG_SIZE = 2,    /* bytes with optional K, M, G, T suffix (powers of 1024) */
+  XSHMEM_CONFIG_STRING = 3,  /* free text */
+  XSHMEM_CONFIG_ENUM = 4,    /* one of the words in `choices` (comma separated) */
+  XSHMEM_CONFIG_LIST = 5,    /* comma-separated words, "^a,b" excludes a and b */
+  XSHMEM_CONFIG_DURATION = 6 /* seconds with optional ms, s, m suffix; stored as milliseconds */
 } xshmem_config_type_t;
 
 /*
@@ -55,11 +55,11 @@ typedef enum xshmem_config_type {
  * registered by plugins; `xshmem-info --env` prints it.
  */
 typedef struct xshmem_config_entry_v1 {
-  const char *name;         /* XSHMEM_<MODULE>_<KEY> */
+  const char *name; /* XSHMEM_<MODULE>_<KEY> */
   xshmem_config_type_t type;
   const char *default_value; /* as text, parsed like a value from the environment */
-  const char *choices;      /* ENUM and LIST: allowed words, comma separated; else NULL */
-  const char *doc;          /* one sentence: what it does and when to change it */
+  const char *choices;       /* ENUM and LIST: allowed words, comma separated; else NULL */
+  const char *doc;           /* one sentence: what it does and when to change it */
 } xshmem_config_entry_v1_t;
 
 #ifdef __cplusplus
