@@ -56,6 +56,9 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
      "GPU heaps commit physical memory in chunks of this size as allocations need it (rounded "
      "to the CUDA allocation granularity); smaller chunks waste less memory, larger ones make "
      "fewer mappings."},
+    {"XSHMEM_CUDA_FABRIC", XSHMEM_CONFIG_BOOL, "0", nullptr,
+     "Use CUDA fabric handles for the GPU heap (multi-node NVLink; needs IMEX); off: POSIX "
+     "file-descriptor handles only."},
 };
 
 struct Entry {

@@ -211,6 +211,13 @@ __host__ __device__ T tval(int pe, int i) {
   return static_cast<T>(v);
 }
 
+// Guard value of element i on `pe`: 100..127, so never a tval (0..99.5) of any PE, and exact in
+// every type (signed char included).
+template <typename T>
+__host__ __device__ T gval(int pe, int i) {
+  return static_cast<T>(100 + (pe * 7 + i) % 28);
+}
+
 // Layout of the typed region (elements): [0, 7) put, 8 p, [10, 18) iput (stride 2), guard
 // elsewhere; in `loc`: [0, 7) get, 8 g, [20, 24) iget.
 constexpr int kTypedElems = 32;
@@ -256,7 +263,8 @@ void typed_case(Buffers &b, way_t way, Put put, Get get, Group group) {
   T src[kTypedElems], guard[kTypedElems];
   for (int i = 0; i < kTypedElems; ++i) {
     src[i] = tval<T>(gt::me, i);
-    guard[i] = tval<T>(gt::me + 50, i);
+    // Not tval(me + 50, i): that equals tval(me, i), so a get that moved nothing passed.
+    guard[i] = gval<T>(gt::me, i);
   }
   GT_CUDA(cudaMemcpy(sym, guard, sizeof guard, cudaMemcpyHostToDevice));
   GT_CUDA(cudaMemcpy(loc, guard, sizeof guard, cudaMemcpyHostToDevice));
@@ -308,6 +316,10 @@ void typed_case(Buffers &b, way_t way, Put put, Get get, Group group) {
     }
     GT_CHECK(same(got[i], expected), i, (long long)expected, (long long)got[i]);
   }
+  // Every PE's gets have read the peer's sym before the next type's case overwrites it (the
+  // first cudaMemcpy above): without this a PE that finished early clobbered the buffer its
+  // neighbour was still reading (RMA-01 T failed on pe 1 with another type's bytes).
+  gt::barrier();
 }
 
 void typed_all(Buffers &b, way_t way) {

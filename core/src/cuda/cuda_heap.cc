@@ -2,13 +2,15 @@
 //
 // One virtual range is reserved for the whole heap at init; physical memory is committed from
 // offset 0 upwards, one chunk at a time, as collective allocations need it. Every chunk is a
-// cuMemCreate allocation that can be exported as a POSIX file descriptor (and, where the device
-// supports it, a fabric handle), so the nvlink transport can map it into node peers.
+// cuMemCreate allocation that can be exported as a POSIX file descriptor (and, with
+// XSHMEM_CUDA_FABRIC on a device that supports it, a fabric handle), so the nvlink transport can
+// map it into node peers.
 #include <cuda_runtime_api.h>
 #include <unistd.h>
 
 #include <algorithm>
 
+#include "../config.h"
 #include "../heap.h"
 #include "../log.h"
 #include "cuda_driver.h"
@@ -23,7 +25,10 @@ size_t round_up(size_t v, size_t a) {
 }
 
 // Whether chunks also request fabric handles: unknown until the first cuMemCreate tries it (it
-// fails without an IMEX channel even where the device reports support), then settled.
+// fails without an IMEX channel even where the device reports support), then settled. Tried only
+// when XSHMEM_CUDA_FABRIC asks for it: on a single node the failing try is a driver error that
+// compute-sanitizer reports (CUDA_ERROR_NOT_PERMITTED on cuMemCreate), and nothing uses the
+// fabric handle yet.
 enum class Fabric { kUnknown, kYes, kNo };
 Fabric g_fabric = Fabric::kNo;
 bool g_rdma = false;
@@ -48,7 +53,14 @@ Status HeapMemory::create_device(size_t size, int device, size_t granularity, si
   int fabric = 0, rdma = 0;
   d->cuDeviceGetAttribute(&fabric, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, cu);
   d->cuDeviceGetAttribute(&rdma, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, cu);
-  g_fabric = fabric ? Fabric::kUnknown : Fabric::kNo;
+  const bool want_fabric = config::get_bool("XSHMEM_CUDA_FABRIC");
+  if (want_fabric && !fabric) {
+    XLOG_WARN(kSubsys,
+              "XSHMEM_CUDA_FABRIC is set but cuda device %d does not support fabric handles; "
+              "using POSIX file-descriptor handles",
+              device);
+  }
+  g_fabric = want_fabric && fabric ? Fabric::kUnknown : Fabric::kNo;
   g_rdma = rdma != 0;
 
   const size_t heap = round_up(size, granularity);
@@ -77,7 +89,7 @@ Status HeapMemory::create_device(size_t size, int device, size_t granularity, si
              "gpu heap on cuda device %d: %zu bytes reserved at %p, chunks of %zu bytes "
              "(granularity %zu, fabric handles %s)",
              device, size_, base_, chunk_size_, granularity_,
-             g_fabric == Fabric::kNo ? "unsupported" : "to be tried");
+             g_fabric == Fabric::kNo ? "off" : "to be tried");
   return XSHMEM_SUCCESS;
 }
 

@@ -13,6 +13,7 @@
 #include "../log.h"
 #include "../runtime.h"
 #include "cuda_driver.h"
+#include "device_ops.h"
 
 namespace xshmem::cuda {
 namespace {
@@ -212,6 +213,15 @@ Status open(int device) {
       e != cudaSuccess) {
     XLOG_ERROR(kSubsys, "cannot create the internal stream: %s",
                rt_error("cudaStreamCreateWithFlags", e).c_str());
+    g_gpu.stream = nullptr;
+    return XSHMEM_ERR_IO;
+  }
+  // Before any user kernel can run: see load_kernels (lazy loading deadlocks).
+  const char *kernel = "?";
+  if (int e = core::gpu::load_kernels(&kernel); e != 0) {
+    XLOG_ERROR(kSubsys, "cannot load the runtime's kernel %s on cuda device %d: %s", kernel, device,
+               rt_error("cudaFuncGetAttributes", static_cast<cudaError_t>(e)).c_str());
+    (void)cudaStreamDestroy(g_gpu.stream);
     g_gpu.stream = nullptr;
     return XSHMEM_ERR_IO;
   }

@@ -184,6 +184,28 @@ void world_sync(bool barrier) {
   sync(internal(), "world sync kernel");
 }
 
+int load_kernels(const char **failed) {
+  // cudaFuncGetAttributes loads the kernel (the documented way to preload under lazy loading).
+  struct {
+    const void *fn;
+    const char *name;
+  } const kernels[] = {
+      {reinterpret_cast<const void *>(&amo_kernel), "amo_kernel"},
+      {reinterpret_cast<const void *>(&signal_kernel), "signal_kernel"},
+      {reinterpret_cast<const void *>(&fence_kernel), "fence_kernel"},
+      {reinterpret_cast<const void *>(&sync_kernel), "sync_kernel"},
+  };
+  for (const auto &k : kernels) {
+    cudaFuncAttributes attr{};
+    if (cudaError_t e = cudaFuncGetAttributes(&attr, k.fn); e != cudaSuccess) {
+      (void)cudaGetLastError();
+      if (failed) *failed = k.name;
+      return static_cast<int>(e);
+    }
+  }
+  return 0;
+}
+
 bool state_image(dev::state_t *out) {
   const dev::state_t *ds = device_state();
   if (ds == nullptr) return false;

@@ -61,6 +61,13 @@ void world_sync(bool barrier);
 // there is no device state.
 bool state_image(dev::state_t *out);
 
+// Loads this library's kernels on the current device now. With CUDA lazy loading (the default
+// since CUDA 12.2) a kernel is loaded at its first launch, which may wait for every kernel
+// running on the device: a user kernel spinning in signal_wait_until for a host put_signal would
+// then never see the signal kernel start (deadlock). Called once the GPU side is open; returns 0
+// or the cudaError_t of the first kernel that failed to load (its name in *failed).
+int load_kernels(const char **failed);
+
 }  // namespace xshmem::core::gpu
 
 #endif  // XSHMEM_CORE_CUDA_DEVICE_OPS_H

@@ -27,6 +27,11 @@
 //   must have all its blocks resident at once: at most one wave (blocks <= SMs x blocks per SM,
 //   cudaOccupancyMaxActiveBlocksPerMultiprocessor), or cudaLaunchCooperativeKernel.
 // - On the device, _any scans from the first element (no per-caller fairness cursor).
+// - CUDA loads kernels lazily (default since CUDA 12.2), and a first launch may wait for the
+//   kernels already running. A kernel that waits for another of the program's kernels launched
+//   after it (on any stream) deadlocks unless that kernel was loaded first: cudaFuncGetAttributes
+//   on it, or CUDA_MODULE_LOADING=EAGER. libxshmem loads its own kernels (host signals, atomics,
+//   barriers on GPU heaps) at init.
 #ifndef XSHMEM_DEVICE_CUDA_API_H
 #define XSHMEM_DEVICE_CUDA_API_H
 
