@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Packs a CUDA build made here (default build-gpu) into .carry/gpu for the device tool: stripped
+# GPU programs, xshmem-run, libxshmem and the plugins, plus scripts/gpu-run-carried.sh as run.sh.
+# Then, on the GPU machine: device run with carry [".carry"], command "bash .carry/gpu/run.sh".
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build-gpu}
+dst=$root/.carry/gpu
+rm -rf "$dst" && mkdir -p "$dst/bin" "$dst/lib/xshmem"
+cp "$build"/bin/{gpu_*,heap_smoke,xshmem-run,xshmem-example-ring,xshmem-perf} "$dst/bin/"
+cp -a "$build"/lib/libxshmem.so* "$dst/lib/"
+cp "$build"/lib/xshmem/*.so "$dst/lib/xshmem/"
+strip --strip-debug "$dst"/bin/* "$dst"/lib/libxshmem.so.*.*.* "$dst"/lib/xshmem/*.so
+cp "$root/scripts/gpu-run-carried.sh" "$dst/run.sh"
+du -sh "$dst"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs the GPU programs packed by scripts/gpu-pack.sh on the device machine (as .carry/gpu/run.sh): heap smoke, the GPU suite twice, the ring example, memcheck on a subset; logs into $OUT/gpu.log, summary last.
+cd "$(dirname "$0")"
+export LD_LIBRARY_PATH=$PWD/lib NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+out=${OUT:-/tmp}
+log=$out/gpu.log
+: > "$log"
+nvidia-smi topo -m >> "$log" 2>&1
+summary=()
+run() {  # label timeout env... -- prog args
+  local label=$1 t=$2; shift 2
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
+  echo "===== $label" >> "$log"
+  local s=$(date +%s.%N)
+  env "${envs[@]}" timeout "$t" "$@" >> "$log" 2>&1
+  local rc=$?
+  local e=$(date +%s.%N)
+  summary+=("$(printf '%-22s rc=%-4s %6.1fs' "$label" "$rc" "$(awk -v a="$s" -v b="$e" 'BEGIN{print b-a}')")")
+}
+R=bin/xshmem-run
+run heap_smoke 120 XSHMEM_LOG_LEVEL=info XSHMEM_SYMMETRIC_SIZE=1G XSHMEM_CUDA_HEAP_CHUNK=64M HEAP_SMOKE_GROW_BYTES=320M -- $R -n 2 bin/heap_smoke
+for rep in 1 2; do
+  for p in gpu_mem gpu_rma gpu_amo gpu_sig gpu_p2p gpu_ord gpu_coll gpu_ring; do
+    run $p.$rep 90 XSHMEM_SYMMETRIC_SIZE=2G -- $R -n 2 bin/$p
+  done
+done
+run example_ring_4pe 60 -- $R -n 4 bin/xshmem-example-ring
+for p in gpu_mem gpu_p2p gpu_coll; do
+  run memcheck_$p 240 XSHMEM_SYMMETRIC_SIZE=2G -- $R -n 2 compute-sanitizer --tool memcheck --error-exitcode 9 bin/$p
+done
+printf '%s\n' "${summary[@]}" | tee -a "$log"
