@@ -3,15 +3,16 @@
 // A metric is a function that every PE calls at the same point of the program (lockstep): it
 // synchronises with barriers, lets the PEs that take part do the work, verifies the data that
 // moved, and records samples on PE 0. Metrics are grouped in tables by where they run (host
-// API now; device kernels later, in a table of their own) and named as in
+// API, perf_host.cc; device kernels, perf_device.cu, metrics named "dev.<name>") and named as in
 // shared/bench/BASELINE.md wherever a reference figure exists.
+//
+// This header is also compiled by nvcc as C++17 (perf_device.cu): what needs C++20 is guarded.
 #ifndef XSHMEM_TOOLS_PERF_PERF_H
 #define XSHMEM_TOOLS_PERF_PERF_H
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -83,10 +84,23 @@ struct MetricDef {
   int min_pes;  // the metric is skipped (with a note) below this PE count
   const char *doc;
   MetricFn fn;  // nullptr: measured or derived by the driver (init_ms, finalize_ms, ratios)
+  // Whether fn dereferences symmetric memory from the CPU (host metrics only): such metrics are
+  // skipped when the heap is in GPU memory.
+  bool host_touches_heap = true;
 };
 
 // The host-API metrics (perf_host.cc), in the order they run.
-std::span<const MetricDef> host_metrics();
+std::vector<MetricDef> host_metrics();
+
+#ifdef XSHMEM_PERF_DEVICE
+// The device-kernel metrics (perf_device.cu, CUDA builds only), in the order they run. They
+// follow the reference program shared/bench/nvshmem_baseline.cu: same grids, sizes, iteration
+// counts and timing (cudaEvent around a launch for bandwidth, %globaltimer for latency).
+std::vector<MetricDef> device_metrics();
+// Whether the symmetric heap is in GPU memory on every PE (cudaPointerGetAttributes on a
+// symmetric block); otherwise `why` says what was found. Collective.
+bool device_heap_on_gpu(Context &ctx, std::string &why);
+#endif
 
 // Wall clock for timing.
 using Clock = std::chrono::steady_clock;

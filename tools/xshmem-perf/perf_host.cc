@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <utility>
@@ -364,14 +365,14 @@ constexpr MetricDef kHostMetrics[] = {
     {"atomic_fetch_add_lat", "us", Where::kHost, 2,
      "xshmem_uint64_atomic_fetch_add on PE 1, back to back", atomic_fetch_add_lat},
     {"host_barrier_all_lat", "us", Where::kHost, 1, "xshmem_barrier_all, all PEs",
-     host_barrier_all_lat},
+     host_barrier_all_lat, false},
     {"finalize_ms", "ms", Where::kHost, 1, "xshmem_finalize, as seen by PE 0", nullptr},
 };
 
 }  // namespace
 
-std::span<const MetricDef> host_metrics() {
-  return kHostMetrics;
+std::vector<MetricDef> host_metrics() {
+  return {std::begin(kHostMetrics), std::end(kHostMetrics)};
 }
 
 }  // namespace xshmem::perf

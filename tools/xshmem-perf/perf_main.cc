@@ -2,6 +2,8 @@
 //
 //   xshmem-run -n 2 xshmem-perf [--metrics put_bw,get_bw] [--csv out.csv] [--json out.json]
 //
+// Host-API metrics run when the heap is in host memory, device-kernel metrics (named dev.*, CUDA
+// builds) when it is in GPU memory.
 // Every PE runs every selected metric in the same order, separated by barriers; PE 0 prints an
 // aligned table after xshmem_finalize (so finalize_ms can be in it) and writes CSV/JSON on
 // request. The exit status is nonzero if any transfer moved wrong data.
@@ -24,10 +26,13 @@
 namespace xshmem::perf {
 namespace {
 
-// Every metric table of the program, in run order. Device metrics will be a second table.
+// Every metric table of the program, in run order: host API, then device kernels (CUDA builds).
 std::vector<MetricDef> all_metrics() {
   std::vector<MetricDef> out;
   for (const MetricDef &m : host_metrics()) out.push_back(m);
+#ifdef XSHMEM_PERF_DEVICE
+  for (const MetricDef &m : device_metrics()) out.push_back(m);
+#endif
   return out;
 }
 
@@ -35,6 +40,9 @@ std::vector<MetricDef> all_metrics() {
 const std::map<std::string, std::vector<std::string>> kDerivedNeeds = {
     {"put_vs_memcpy", {"put_bw"}},
     {"memcpy_bw", {"put_bw"}},
+    {"dev.put_bw_sweep", {"dev.put_bw"}},
+    {"dev.put_bw_best", {"dev.put_bw"}},
+    {"dev.put_bw_unaligned_1GiB", {"dev.put_bw"}},
 };
 
 // Resolves --metrics into a set of names; empty string on success, else the error.
@@ -48,10 +56,17 @@ std::string select_metrics(const Options &opt, const std::vector<MetricDef> &tab
     return {};
   }
   for (const std::string &name : opt.metrics) {
+    // "host" and "device" select a whole table.
+    if (name == "host" || name == "device") {
+      const Where where = name == "host" ? Where::kHost : Where::kDevice;
+      for (const MetricDef &m : table)
+        if (m.where == where) selected.insert(m.name);
+      continue;
+    }
     if (known.count(name) == 0) {
       std::string list;
       for (const MetricDef &m : table) list += std::string(list.empty() ? "" : ", ") + m.name;
-      return "unknown metric '" + name + "'; known metrics: " + list + " (or all)";
+      return "unknown metric '" + name + "'; known metrics: " + list + " (or all, host, device)";
     }
     selected.insert(name);
     auto it = kDerivedNeeds.find(name);
@@ -155,7 +170,9 @@ int run(int argc, char **argv) {
   CLI::App app{
       "xshmem-perf: bandwidth and latency of xshmem, PE 0 -> PE 1 (run it with "
       "xshmem-run -n 2 xshmem-perf)"};
-  app.add_option("--metrics", opt.metrics, "comma-separated metrics to run (default: all)")
+  app.add_option("--metrics", opt.metrics,
+                 "comma-separated metrics to run, or host / device for a whole table (default: "
+                 "all)")
       ->delimiter(',');
   app.add_option("--min-size", opt.min_size, "smallest bandwidth size (default 8, accepts 4K, 1M)")
       ->transform(CLI::AsSizeValue(false));
@@ -177,7 +194,7 @@ int run(int argc, char **argv) {
 
   const std::vector<MetricDef> table = all_metrics();
   if (list) {
-    for (const MetricDef &m : table) std::printf("%-36s %-6s %s\n", m.name, m.unit, m.doc);
+    for (const MetricDef &m : table) std::printf("%-40s %-6s %s\n", m.name, m.unit, m.doc);
     return 0;
   }
   if (opt.min_size == 0 || opt.min_size > opt.max_size) {
@@ -203,8 +220,24 @@ int run(int argc, char **argv) {
   std::vector<std::string> skipped;
   if (selected.count("init_ms")) ctx.record_value("init_ms", 0, init_ms, "ms");
 
+  // Host metrics read and write the heap from the CPU; kernels need it in GPU memory.
+  bool gpu_heap = false;
+  std::string no_gpu_heap = "this build has no CUDA";
+#ifdef XSHMEM_PERF_DEVICE
+  gpu_heap = device_heap_on_gpu(ctx, no_gpu_heap);
+#endif
   for (const MetricDef &m : table) {
     if (selected.count(m.name) == 0) continue;
+    if (m.where == Where::kDevice && !gpu_heap) {
+      if (m.fn != nullptr) skipped.push_back(std::string(m.name) + ": " + no_gpu_heap);
+      continue;
+    }
+    if (m.where == Where::kHost && gpu_heap && m.fn != nullptr && m.host_touches_heap) {
+      skipped.push_back(std::string(m.name) +
+                        ": the symmetric heap is in GPU memory, which this host metric cannot "
+                        "dereference (XSHMEM_HEAP=host runs it)");
+      continue;
+    }
     if (ctx.npes < m.min_pes) {
       skipped.push_back(std::string(m.name) + ": needs " + std::to_string(m.min_pes) +
                         " PEs, the job has " + std::to_string(ctx.npes));
