@@ -42,28 +42,16 @@ XSHMEM_HD_INLINE void getmem(const state_t &s, void *dest, const void *source, s
   }
 }
 
-// Non-blocking forms: complete at the next quiet. LSA copies complete on return.
+// Non-blocking forms: complete at the next quiet. Every path built so far (LSA) completes a copy
+// before returning, so they are the blocking forms; a path that can leave a copy in flight (GDA,
+// PROXY) gets its own case here instead of waiting.
 XSHMEM_HD_INLINE void putmem_nbi(const state_t &s, void *dest, const void *source, size_t nbytes,
                                  int pe) {
-  if (nbytes == 0) return;
-  switch (s.peers[pe].path) {
-    case XSHMEM_PATH_LSA:
-      lsa::put(lsa_addr(s, dest, pe), source, nbytes);
-      return;
-    default:
-      unreachable_path(s, pe);
-  }
+  putmem(s, dest, source, nbytes, pe);
 }
 XSHMEM_HD_INLINE void getmem_nbi(const state_t &s, void *dest, const void *source, size_t nbytes,
                                  int pe) {
-  if (nbytes == 0) return;
-  switch (s.peers[pe].path) {
-    case XSHMEM_PATH_LSA:
-      lsa::get(dest, lsa_addr(s, source, pe), nbytes);
-      return;
-    default:
-      unreachable_path(s, pe);
-  }
+  getmem(s, dest, source, nbytes, pe);
 }
 
 template <typename T>
