@@ -19,14 +19,17 @@ run() {  # label timeout env... -- prog args
   summary+=("$(printf '%-22s rc=%-4s %6.1fs' "$label" "$rc" "$(awk -v a="$s" -v b="$e" 'BEGIN{print b-a}')")")
 }
 R=bin/xshmem-run
+# REPS (default 2): suite repetitions; MEMCHECK (default 1): compute-sanitizer memcheck subset.
+reps=${REPS:-2}
+progs=$(cd bin && ls gpu_* | grep -v '^gpu_err' | sort)
 run heap_smoke 120 XSHMEM_LOG_LEVEL=info XSHMEM_SYMMETRIC_SIZE=1G XSHMEM_CUDA_HEAP_CHUNK=64M HEAP_SMOKE_GROW_BYTES=320M -- $R -n 2 bin/heap_smoke
-for rep in 1 2; do
-  for p in gpu_mem gpu_rma gpu_amo gpu_sig gpu_p2p gpu_ord gpu_coll gpu_ring; do
+for rep in $(seq 1 "$reps"); do
+  for p in $progs; do
     run $p.$rep 90 XSHMEM_SYMMETRIC_SIZE=2G -- $R -n 2 bin/$p
   done
 done
 run example_ring_4pe 60 -- $R -n 4 bin/xshmem-example-ring
-for p in gpu_mem gpu_p2p gpu_coll; do
+[ "${MEMCHECK:-1}" = 1 ] && for p in gpu_mem gpu_p2p gpu_coll; do
   run memcheck_$p 240 XSHMEM_SYMMETRIC_SIZE=2G -- $R -n 2 compute-sanitizer --tool memcheck --error-exitcode 9 bin/$p
 done
 printf '%s\n' "${summary[@]}" | tee -a "$log"

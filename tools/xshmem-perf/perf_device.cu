@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <xshmem/xshmem.h>
+#include <xshmem/xshmemx.h>
 
 #include "perf.h"
 
@@ -135,6 +136,23 @@ __global__ void fetch_add_kernel(uint64_t *ctr, int peer, uint64_t start, int it
   }
   *ns = globaltimer() - t0;
   *bad = acc != expect_acc ? 1 : 0;
+}
+
+// A dependent chain: each call's increment comes from the previous call's result, so no call can
+// start before the one before it has returned (the round-trip latency of one remote atomic).
+__global__ void fetch_add_chain_kernel(uint64_t *ctr, int peer, uint64_t start, int iters,
+                                       unsigned long long *ns, unsigned long long *bad) {
+  uint64_t expect = start, nbad = 0;
+  const unsigned long long t0 = globaltimer();
+  uint64_t inc = 1;
+  for (int i = 0; i < iters; ++i) {
+    const uint64_t old = xshmem_uint64_atomic_fetch_add(ctr, inc, peer);
+    if (old != expect) ++nbad;
+    expect += inc;
+    inc = (old & 3) + 1;  // depends on the value just fetched
+  }
+  *ns = globaltimer() - t0;
+  *bad = nbad;
 }
 
 __global__ void barrier_kernel(int iters, unsigned long long *ns) {
@@ -488,6 +506,76 @@ void atomic_fetch_add_lat(Context &ctx) {
   ctx.record("dev.atomic_fetch_add_lat", 0, us, "us", kLatIters, ok, "1 thread, uint64");
 }
 
+// Like dev.atomic_fetch_add_lat, but every call waits for the value of the one before.
+void atomic_fetch_add_chain_lat(Context &ctx) {
+  auto ctr = sym_alloc<uint64_t>(ctx, 1);
+  Gpu gpu;
+  bool ok = true;
+  uint64_t start = 0;
+  auto us = latency_reps(ctx, gpu, ctx.me == kSender, kLatIters, 1, [&](uint64_t) {
+    fetch_add_chain_kernel<<<1, 1, 0, gpu.st>>>(ctr.get(), kReceiver, start, kLatIters, gpu.ns,
+                                                gpu.bad);
+    gpu.sync();
+    if (gpu.read(gpu.bad) != 0) ok = false;
+    PERF_CUDA(
+        cudaMemcpy(&start, xshmem_ptr(ctr.get(), kReceiver), sizeof start, cudaMemcpyDeviceToHost));
+  });
+  if (!ok)
+    std::fprintf(stderr, "xshmem-perf: pe %d: dev.atomic_fetch_add_chain_lat: wrong old values\n",
+                 ctx.me);
+  ok = ctx.all_ok(ok);
+  ctx.record("dev.atomic_fetch_add_chain_lat", 0, us, "us", kLatIters, ok,
+             "1 thread, uint64, each increment from the last result");
+}
+
+// Host-initiated puts on a stream (xshmemx_putmem_on_stream: the copy engines), PE 0 -> PE 1.
+void put_bw_on_stream(Context &ctx) {
+  const size_t big = size_t{1} << 30;
+  auto src = sym_alloc<uint8_t>(ctx, big);
+  auto dst = sym_alloc<uint8_t>(ctx, big);
+  Gpu gpu;
+  for (size_t size : {size_t{65536}, size_t{1} << 20, size_t{16} << 20, size_t{256} << 20, big}) {
+    const int iters = size >= (size_t{256} << 20) ? 5 : 50;
+    const uint64_t seed = 0x5E7Eull ^ size;
+    if (ctx.me == kSender) gpu.fill(src.get(), size, seed);
+    if (ctx.me == kReceiver) {
+      PERF_CUDA(cudaMemsetAsync(dst.get(), 0xA5, size, gpu.st));
+      gpu.sync();
+    }
+    xshmem_barrier_all();
+    std::vector<double> gbps;
+    if (ctx.me == kSender) {
+      xshmemx_putmem_on_stream(dst.get(), src.get(), size, kReceiver, gpu.st);  // warm-up
+      gpu.sync();
+      for (unsigned rep = 0; rep < ctx.opt.reps; ++rep) {
+        PERF_CUDA(cudaEventRecord(gpu.e0, gpu.st));
+        for (int i = 0; i < iters; ++i)
+          xshmemx_putmem_on_stream(dst.get(), src.get(), size, kReceiver, gpu.st);
+        xshmemx_quiet_on_stream(gpu.st);
+        PERF_CUDA(cudaEventRecord(gpu.e1, gpu.st));
+        PERF_CUDA(cudaEventSynchronize(gpu.e1));
+        float ms = 0;
+        PERF_CUDA(cudaEventElapsedTime(&ms, gpu.e0, gpu.e1));
+        gbps.push_back(static_cast<double>(size) * iters / ms / 1e6);
+      }
+    }
+    xshmem_barrier_all();
+    bool ok = true;
+    if (ctx.me == kReceiver) {
+      const size_t off = gpu.check(dst.get(), size, seed);
+      if (off != SIZE_MAX) {
+        std::fprintf(stderr,
+                     "xshmem-perf: pe %d: dev.put_bw_on_stream size %zu: wrong data at %zu\n",
+                     ctx.me, size, off);
+        ok = false;
+      }
+    }
+    ok = ctx.all_ok(ok);
+    ctx.record("dev.put_bw_on_stream", size, gbps, "GB/s", static_cast<uint64_t>(iters), ok,
+               "xshmemx_putmem_on_stream (copy engines)");
+  }
+}
+
 void device_barrier_all_block_lat(Context &ctx) {
   Gpu gpu;
   auto us = latency_reps(ctx, gpu, true, kLatIters, 1, [&](uint64_t) {
@@ -525,6 +613,13 @@ const MetricDef kDeviceMetrics[] = {
     {"dev.atomic_fetch_add_lat", "us", Where::kDevice, 2,
      "kernel, one thread: xshmem_uint64_atomic_fetch_add on PE 1, back to back",
      atomic_fetch_add_lat},
+    {"dev.atomic_fetch_add_chain_lat", "us", Where::kDevice, 2,
+     "kernel, one thread: fetch_add whose increment depends on the previous result (latency "
+     "of one remote atomic)",
+     atomic_fetch_add_chain_lat},
+    {"dev.put_bw_on_stream", "GB/s", Where::kDevice, 2,
+     "host: xshmemx_putmem_on_stream + quiet_on_stream, 64 KiB - 1 GiB (copy engines)",
+     put_bw_on_stream},
     {"dev.device_barrier_all_block_lat", "us", Where::kDevice, 1,
      "kernel, one block of 128 threads per PE: xshmemx_barrier_all_block",
      device_barrier_all_block_lat},

@@ -18,7 +18,7 @@ enum class amo_op { fetch, set, swap, compare_swap, fetch_add, fetch_and, fetch_
 // Returns the old value (meaningless for set).
 template <amo_op Op, typename T>
 XSHMEM_HD_INLINE T amo(const state_t &s, T *dest, T value, T cond, int pe) {
-  switch (s.peers[pe].path) {
+  switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA: {
       T *r = lsa_addr(s, dest, pe);
       if constexpr (Op == amo_op::fetch) {

@@ -86,8 +86,137 @@ XSHMEM_HD_INLINE ref_t<repr_t<T>> ref(T *addr) {
   return ref_t<repr_t<T>>(*reinterpret_cast<repr_t<T> *>(addr));
 }
 
+#if defined(__CUDA_ARCH__)
+// Device accesses to 4- and 8-byte words through the .global state space. Every word these
+// functions see is global memory (a symmetric heap, own or mapped peer). A generic-address
+// atomic compiles to a try-global-else-shared sequence that branches on the atomic's outcome,
+// so each one waited for its reply from the peer; the .global forms issue and move on, and
+// back-to-back remote atomics overlap (see tools/probe/nvlink_probe.cu).
+namespace gptx {
+template <typename T>
+inline constexpr bool word_v = is_atomic_type_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+
+__device__ __forceinline__ size_t gaddr(const void *p) {
+  return __cvta_generic_to_global(p);
+}
+
+// The operations on the same-size unsigned integer U (uint32_t or uint64_t).
+#define XSHMEM_GPTX_OPS(U, SUF, C)                                                              \
+  __device__ __forceinline__ U ld(const U *p, bool acq) {                                       \
+    U v;                                                                                        \
+    if (acq)                                                                                    \
+      asm volatile("ld.acquire.sys.global." SUF " %0, [%1];"                                    \
+                   : "=" C(v)                                                                   \
+                   : "l"(gaddr(p))                                                              \
+                   : "memory");                                                                 \
+    else                                                                                        \
+      asm volatile("ld.relaxed.sys.global." SUF " %0, [%1];"                                    \
+                   : "=" C(v)                                                                   \
+                   : "l"(gaddr(p))                                                              \
+                   : "memory");                                                                 \
+    return v;                                                                                   \
+  }                                                                                             \
+  __device__ __forceinline__ void st(U *p, U v, bool rel) {                                     \
+    if (rel)                                                                                    \
+      asm volatile("st.release.sys.global." SUF " [%0], %1;" ::"l"(gaddr(p)), C(v) : "memory"); \
+    else                                                                                        \
+      asm volatile("st.relaxed.sys.global." SUF " [%0], %1;" ::"l"(gaddr(p)), C(v) : "memory"); \
+  }                                                                                             \
+  __device__ __forceinline__ U cas(U *p, U cmp, U v) {                                          \
+    U old;                                                                                      \
+    asm volatile("atom.relaxed.sys.global.cas." SUF " %0, [%1], %2, %3;"                        \
+                 : "=" C(old)                                                                   \
+                 : "l"(gaddr(p)), C(cmp), C(v)                                                  \
+                 : "memory");                                                                   \
+    return old;                                                                                 \
+  }
+XSHMEM_GPTX_OPS(uint32_t, "b32", "r")
+XSHMEM_GPTX_OPS(uint64_t, "b64", "l")
+#undef XSHMEM_GPTX_OPS
+
+// Read-modify-write `OP` (exch, add, and, or, xor), relaxed or release.
+#define XSHMEM_GPTX_RMW(NAME, OP)                                               \
+  __device__ __forceinline__ uint32_t NAME(uint32_t *p, uint32_t v, bool rel) { \
+    uint32_t old;                                                               \
+    if (rel)                                                                    \
+      asm volatile("atom.release.sys.global." OP ".b32 %0, [%1], %2;"           \
+                   : "=r"(old)                                                  \
+                   : "l"(gaddr(p)), "r"(v)                                      \
+                   : "memory");                                                 \
+    else                                                                        \
+      asm volatile("atom.relaxed.sys.global." OP ".b32 %0, [%1], %2;"           \
+                   : "=r"(old)                                                  \
+                   : "l"(gaddr(p)), "r"(v)                                      \
+                   : "memory");                                                 \
+    return old;                                                                 \
+  }                                                                             \
+  __device__ __forceinline__ uint64_t NAME(uint64_t *p, uint64_t v, bool rel) { \
+    uint64_t old;                                                               \
+    if (rel)                                                                    \
+      asm volatile("atom.release.sys.global." OP ".b64 %0, [%1], %2;"           \
+                   : "=l"(old)                                                  \
+                   : "l"(gaddr(p)), "l"(v)                                      \
+                   : "memory");                                                 \
+    else                                                                        \
+      asm volatile("atom.relaxed.sys.global." OP ".b64 %0, [%1], %2;"           \
+                   : "=l"(old)                                                  \
+                   : "l"(gaddr(p)), "l"(v)                                      \
+                   : "memory");                                                 \
+    return old;                                                                 \
+  }
+XSHMEM_GPTX_RMW(exch, "exch")
+XSHMEM_GPTX_RMW(and_, "and")
+XSHMEM_GPTX_RMW(or_, "or")
+XSHMEM_GPTX_RMW(xor_, "xor")
+#undef XSHMEM_GPTX_RMW
+// add has no .b types in PTX: .u32/.u64 (two's complement, so signed operands work alike).
+__device__ __forceinline__ uint32_t add(uint32_t *p, uint32_t v, bool rel) {
+  uint32_t old;
+  if (rel)
+    asm volatile("atom.release.sys.global.add.u32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "l"(gaddr(p)), "r"(v)
+                 : "memory");
+  else
+    asm volatile("atom.relaxed.sys.global.add.u32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "l"(gaddr(p)), "r"(v)
+                 : "memory");
+  return old;
+}
+__device__ __forceinline__ uint64_t add(uint64_t *p, uint64_t v, bool rel) {
+  uint64_t old;
+  if (rel)
+    asm volatile("atom.release.sys.global.add.u64 %0, [%1], %2;"
+                 : "=l"(old)
+                 : "l"(gaddr(p)), "l"(v)
+                 : "memory");
+  else
+    asm volatile("atom.relaxed.sys.global.add.u64 %0, [%1], %2;"
+                 : "=l"(old)
+                 : "l"(gaddr(p)), "l"(v)
+                 : "memory");
+  return old;
+}
+
+template <typename T>
+using word_t = typename uint_of<sizeof(T)>::type;
+template <typename T>
+__device__ __forceinline__ word_t<T> *word(T *p) {
+  return reinterpret_cast<word_t<T> *>(p);
+}
+}  // namespace gptx
+
+#endif
+
 template <typename T>
 XSHMEM_HD_INLINE T load(const T *addr, order_t order = relaxed) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (gptx::word_v<T>) {
+    if (order == relaxed || order == acquire)
+      return bits<T>(gptx::ld(gptx::word(const_cast<T *>(addr)), order == acquire));
+  }
+#endif
   return bits<T>(ref(const_cast<T *>(addr)).load(order));
 }
 template <typename T>
@@ -96,6 +225,14 @@ XSHMEM_HD_INLINE T load_acquire(const T *addr) {
 }
 template <typename T>
 XSHMEM_HD_INLINE void store(T *addr, T value, order_t order = relaxed) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (gptx::word_v<T>) {
+    if (order == relaxed || order == release) {
+      gptx::st(gptx::word(addr), bits<gptx::word_t<T>>(value), order == release);
+      return;
+    }
+  }
+#endif
   ref(addr).store(bits<repr_t<T>>(value), order);
 }
 template <typename T>
@@ -104,35 +241,64 @@ XSHMEM_HD_INLINE void store_release(T *addr, T value) {
 }
 template <typename T>
 XSHMEM_HD_INLINE T exchange(T *addr, T value, order_t order = relaxed) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (gptx::word_v<T>) {
+    if (order == relaxed || order == release)
+      return bits<T>(gptx::exch(gptx::word(addr), bits<gptx::word_t<T>>(value), order == release));
+  }
+#endif
   return bits<T>(ref(addr).exchange(bits<repr_t<T>>(value), order));
 }
 // Stores `value` if *addr equals `expected` (bitwise); returns the old value either way.
 template <typename T>
 XSHMEM_HD_INLINE T compare_swap(T *addr, T expected, T value, order_t order = relaxed) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (gptx::word_v<T>) {
+    if (order == relaxed)
+      return bits<T>(gptx::cas(gptx::word(addr), bits<gptx::word_t<T>>(expected),
+                               bits<gptx::word_t<T>>(value)));
+  }
+#endif
   repr_t<T> old = bits<repr_t<T>>(expected);
   ref(addr).compare_exchange_strong(old, bits<repr_t<T>>(value), order, relaxed);
   return bits<T>(old);
 }
+
+#if defined(__CUDA_ARCH__)
+#define XSHMEM_ATOMIC_RMW_FAST(FN)                                                                \
+  if constexpr (gptx::word_v<T>) {                                                                \
+    if (order == relaxed || order == release)                                                     \
+      return bits<T>(gptx::FN(gptx::word(addr), bits<gptx::word_t<T>>(value), order == release)); \
+  }
+#else
+#define XSHMEM_ATOMIC_RMW_FAST(FN)
+#endif
+
 template <typename T>
 XSHMEM_HD_INLINE T fetch_add(T *addr, T value, order_t order = relaxed) {
   static_assert(std::is_integral_v<T>, "fetch_add is for integers");
+  XSHMEM_ATOMIC_RMW_FAST(add)
   return ref(addr).fetch_add(value, order);
 }
 template <typename T>
 XSHMEM_HD_INLINE T fetch_and(T *addr, T value, order_t order = relaxed) {
   static_assert(std::is_integral_v<T>, "fetch_and is for integers");
+  XSHMEM_ATOMIC_RMW_FAST(and_)
   return ref(addr).fetch_and(value, order);
 }
 template <typename T>
 XSHMEM_HD_INLINE T fetch_or(T *addr, T value, order_t order = relaxed) {
   static_assert(std::is_integral_v<T>, "fetch_or is for integers");
+  XSHMEM_ATOMIC_RMW_FAST(or_)
   return ref(addr).fetch_or(value, order);
 }
 template <typename T>
 XSHMEM_HD_INLINE T fetch_xor(T *addr, T value, order_t order = relaxed) {
   static_assert(std::is_integral_v<T>, "fetch_xor is for integers");
+  XSHMEM_ATOMIC_RMW_FAST(xor_)
   return ref(addr).fetch_xor(value, order);
 }
+#undef XSHMEM_ATOMIC_RMW_FAST
 
 // Orders this thread's earlier stores (plain or atomic, to any PE) before its later ones, and
 // earlier loads before later accesses. On x86 a release fence is only a compiler barrier, which

@@ -50,7 +50,7 @@ struct block_group {
 template <typename G>
 __device__ __forceinline__ void putmem_group(const state_t &s, void *dest, const void *source,
                                              size_t nbytes, int pe) {
-  switch (s.peers[pe].path) {
+  switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::copy_group(lsa_addr(s, dest, pe), source, nbytes, G::rank(), G::size());
       break;
@@ -62,7 +62,7 @@ __device__ __forceinline__ void putmem_group(const state_t &s, void *dest, const
 template <typename G>
 __device__ __forceinline__ void getmem_group(const state_t &s, void *dest, const void *source,
                                              size_t nbytes, int pe) {
-  switch (s.peers[pe].path) {
+  switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::copy_group(dest, lsa_addr(s, source, pe), nbytes, G::rank(), G::size());
       break;
@@ -80,7 +80,7 @@ __device__ __forceinline__ void putmem_signal_group(const state_t &s, void *dest
                                                     const void *source, size_t nbytes,
                                                     uint64_t *sig_addr, uint64_t signal, int sig_op,
                                                     int pe) {
-  switch (s.peers[pe].path) {
+  switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::copy_group(lsa_addr(s, dest, pe), source, nbytes, G::rank(), G::size());
       atomic::fence();

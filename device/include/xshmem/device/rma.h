@@ -20,7 +20,7 @@ namespace xshmem::dev {
 XSHMEM_HD_INLINE void putmem(const state_t &s, void *dest, const void *source, size_t nbytes,
                              int pe) {
   if (nbytes == 0) return;
-  switch (s.peers[pe].path) {
+  switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::put(lsa_addr(s, dest, pe), source, nbytes);
       return;
@@ -33,7 +33,7 @@ XSHMEM_HD_INLINE void putmem(const state_t &s, void *dest, const void *source, s
 XSHMEM_HD_INLINE void getmem(const state_t &s, void *dest, const void *source, size_t nbytes,
                              int pe) {
   if (nbytes == 0) return;
-  switch (s.peers[pe].path) {
+  switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::get(dest, lsa_addr(s, source, pe), nbytes);
       return;
@@ -74,7 +74,7 @@ XSHMEM_HD_INLINE void get_nbi(const state_t &s, T *dest, const T *source, size_t
 // One element; atomic with respect to wait_until/test readers for aligned 1/2/4/8-byte types.
 template <typename T>
 XSHMEM_HD_INLINE void p(const state_t &s, T *dest, T value, int pe) {
-  switch (s.peers[pe].path) {
+  switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::p(lsa_addr(s, dest, pe), value);
       return;
@@ -84,7 +84,7 @@ XSHMEM_HD_INLINE void p(const state_t &s, T *dest, T value, int pe) {
 }
 template <typename T>
 XSHMEM_HD_INLINE T g(const state_t &s, const T *source, int pe) {
-  switch (s.peers[pe].path) {
+  switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       return lsa::g(lsa_addr(s, source, pe));
     default:
@@ -98,7 +98,7 @@ template <typename T>
 XSHMEM_HD_INLINE void iput(const state_t &s, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,
                            size_t nelems, int pe) {
   if (nelems == 0) return;
-  switch (s.peers[pe].path) {
+  switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::iput(lsa_addr(s, dest, pe), source, dst, sst, nelems);
       return;
@@ -110,7 +110,7 @@ template <typename T>
 XSHMEM_HD_INLINE void iget(const state_t &s, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,
                            size_t nelems, int pe) {
   if (nelems == 0) return;
-  switch (s.peers[pe].path) {
+  switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::iget(dest, lsa_addr(s, source, pe), dst, sst, nelems);
       return;
@@ -123,7 +123,7 @@ XSHMEM_HD_INLINE void iget(const state_t &s, T *dest, const T *source, ptrdiff_t
 // is not load/store reachable.
 template <typename T>
 XSHMEM_HD_INLINE T *ptr(const state_t &s, T *sym, int pe) {
-  return s.peers[pe].path == XSHMEM_PATH_LSA ? lsa_addr(s, sym, pe) : nullptr;
+  return peer_path(s, pe) == XSHMEM_PATH_LSA ? lsa_addr(s, sym, pe) : nullptr;
 }
 
 // Ordering over every path this PE uses. Only LSA exists so far.

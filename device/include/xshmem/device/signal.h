@@ -19,7 +19,7 @@ namespace xshmem::dev {
 
 XSHMEM_HD_INLINE void putmem_signal(const state_t &s, void *dest, const void *source, size_t nbytes,
                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
-  switch (s.peers[pe].path) {
+  switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::put_signal(lsa_addr(s, dest, pe), source, nbytes, lsa_addr(s, sig_addr, pe), signal,
                       sig_op);
@@ -46,12 +46,12 @@ XSHMEM_HD_INLINE void put_signal_nbi(const state_t &s, T *dest, const T *source,
 }
 
 // Updates the signal at `pe` alone, ordered after this thread's earlier stores to `pe`
-// (signal_add / signal_set).
+// (signal_add / signal_set). `fenced`: the caller fenced right before (see lsa::signal).
 XSHMEM_HD_INLINE void signal_op(const state_t &s, uint64_t *sig_addr, uint64_t signal, int sig_op,
-                                int pe) {
-  switch (s.peers[pe].path) {
+                                int pe, bool fenced = false) {
+  switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
-      lsa::signal(lsa_addr(s, sig_addr, pe), signal, sig_op);
+      lsa::signal(lsa_addr(s, sig_addr, pe), signal, sig_op, fenced);
       return;
     default:
       unreachable_path(s, pe);

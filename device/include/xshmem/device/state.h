@@ -72,10 +72,29 @@ XSHMEM_HD_INLINE bool in_heap(const state_t &s, const void *sym, size_t n) {
   return a >= s.heap_base && a - s.heap_base <= s.heap_size && n <= s.heap_size - (a - s.heap_base);
 }
 
+// The peer table's fields. On the device they are read through the read-only data cache: the
+// runtime writes a table only before kernels that use it start (a new table goes to a new
+// address), and cached reads keep the lookup off the critical path of back-to-back operations.
+XSHMEM_HD_INLINE uint8_t peer_path(const state_t &s, int pe) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(&s.peers[pe].path);
+#else
+  return s.peers[pe].path;
+#endif
+}
+XSHMEM_HD_INLINE uintptr_t peer_base(const state_t &s, int pe) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uintptr_t>(
+      __ldg(reinterpret_cast<const unsigned long long *>(&s.peers[pe].base)));
+#else
+  return s.peers[pe].base;
+#endif
+}
+
 // The address of symmetric object `sym` at `pe`, for LSA peers.
 template <typename T>
 XSHMEM_HD_INLINE T *lsa_addr(const state_t &s, T *sym, int pe) {
-  return reinterpret_cast<T *>(s.peers[pe].base + heap_offset(s, sym));
+  return reinterpret_cast<T *>(peer_base(s, pe) + heap_offset(s, sym));
 }
 
 }  // namespace xshmem::dev
