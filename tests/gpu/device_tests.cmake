@@ -28,3 +28,27 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/examples/gpu_ring.cu)
   set_tests_properties(gpu.example_ring.np2 PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
     PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;np2")
 endif()
+
+# ERR-11 (device_error_propagation): a device-side mistake on PE 0 stops the whole job, although
+# PE 1 waits in a kernel; tests/conformance/death_check.sh checks how the job died (label
+# "death"). Skipped (77) without a GPU.
+add_executable(xshmem_gpu_err_device err_device.cu)
+target_link_libraries(xshmem_gpu_err_device PRIVATE xshmem)
+set_target_properties(xshmem_gpu_err_device PROPERTIES
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin OUTPUT_NAME gpu_err_device)
+set(XT_GPU_DEATH ${PROJECT_SOURCE_DIR}/tests/conformance/death_check.sh)
+foreach(pair "bad_pe_put|xshmem: device p \\(block 3,0,0 thread 5,0,0\\): pe 7 out of range \\[0, 2\\) \\(pe 0\\)"
+             "bad_pe_atomic|xshmem: device atomic \\(block 3,0,0 thread 5,0,0\\): pe -1 out of range \\[0, 2\\) \\(pe 0\\)"
+             "nonsym_put|xshmem: device put \\(block 3,0,0 thread 5,0,0\\): address 0x[0-9a-f]+ \\+ 64 bytes is not inside the symmetric heap .*\\(pe 0\\)"
+             "misaligned_atomic|xshmem: device atomic \\(block 3,0,0 thread 5,0,0\\): address 0x[0-9a-f]+ is misaligned \\(needs 8-byte alignment\\) \\(pe 0\\)"
+             "past_heap_get|xshmem: device get \\(block 3,0,0 thread 5,0,0\\): address 0x[0-9a-f]+ \\+ 1099511627776 bytes is not inside .*\\(pe 0\\)")
+  string(FIND "${pair}" "|" bar)
+  string(SUBSTRING "${pair}" 0 ${bar} scenario)
+  math(EXPR rs "${bar} + 1")
+  string(SUBSTRING "${pair}" ${rs} -1 regex)
+  add_test(NAME gpu.err11.${scenario}.np2
+    COMMAND ${XT_GPU_DEATH} --np 2 --regex "${regex}" --max-seconds 10
+            -- ${CMAKE_BINARY_DIR}/bin/xshmem-run -n 2 $<TARGET_FILE:xshmem_gpu_err_device> ${scenario})
+  set_tests_properties(gpu.err11.${scenario}.np2 PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
+    PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;death;err;np2")
+endforeach()

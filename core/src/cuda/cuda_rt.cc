@@ -3,12 +3,16 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include <xshmem/plugin/services_v1.h>
+#include "../checks.h"
 #include "../config.h"
 #include "../log.h"
 #include "../runtime.h"
@@ -25,8 +29,122 @@ struct Gpu {
   cudaStream_t stream = nullptr;
   void *state_buf = nullptr;  // device copy of state_t followed by the peers table
   uint64_t state_version = 0;
+  dev::device_error_t *mailbox = nullptr;  // pinned, mapped: device checks report here
+  // The watchdog thread (see watchdog_main) and its stop signal.
+  std::thread watchdog;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stop = false;
 };
 Gpu g_gpu;
+
+// How often the watchdog looks at the mailbox, and every how many looks it asks CUDA whether the
+// context has failed.
+constexpr auto kWatchdogPeriod = std::chrono::milliseconds(10);
+constexpr int kContextCheckEvery = 10;
+
+const char *device_op_name(int32_t op) {
+  switch (op) {
+    case dev::kDevOpPut:
+      return "put";
+    case dev::kDevOpGet:
+      return "get";
+    case dev::kDevOpP:
+      return "p";
+    case dev::kDevOpG:
+      return "g";
+    case dev::kDevOpIput:
+      return "iput";
+    case dev::kDevOpIget:
+      return "iget";
+    case dev::kDevOpAtomic:
+      return "atomic";
+    case dev::kDevOpPutSignal:
+      return "put_signal";
+    case dev::kDevOpSignal:
+      return "signal";
+    default:
+      return "call";
+  }
+}
+
+// Errors after which the CUDA context is unusable (a kernel faulted or trapped): the PE can no
+// longer take part in the job, and its peers may be waiting on it inside kernels.
+bool context_lost(cudaError_t e) {
+  switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Stops the job when a GPU thread of this PE reported a checked-mode violation (ERR-11) or the
+// context failed: peers waiting on this PE inside kernels would otherwise wait forever, and this
+// PE's host thread may be blocked in a synchronize that never returns an error it checks.
+void watchdog_main(int device) {
+  (void)cudaSetDevice(device);
+  std::unique_lock<std::mutex> lock(g_gpu.mu);
+  for (int tick = 1;; ++tick) {
+    if (g_gpu.cv.wait_for(lock, kWatchdogPeriod, [] { return g_gpu.stop; })) return;
+    const volatile dev::device_error_t *e = g_gpu.mailbox;
+    if (e != nullptr && e->ready != 0) {
+      const char *what = "?";
+      char detail[160];
+      switch (e->code) {
+        case dev::kDevCheckPe:
+          what = "pe";
+          snprintf(detail, sizeof(detail), "%d out of range [0, %d)", e->pe,
+                   core::state().n_pes);
+          break;
+        case dev::kDevCheckSymmetric:
+          what = "address";
+          snprintf(detail, sizeof(detail),
+                   "%#llx + %llu bytes is not inside the symmetric heap (target pe %d); pass "
+                   "memory from xshmem_malloc",
+                   static_cast<unsigned long long>(e->addr),
+                   static_cast<unsigned long long>(e->size), e->pe);
+          break;
+        case dev::kDevCheckAlign:
+          what = "address";
+          snprintf(detail, sizeof(detail), "%#llx is misaligned (needs %llu-byte alignment)",
+                   static_cast<unsigned long long>(e->addr),
+                   static_cast<unsigned long long>(e->align));
+          break;
+        default:
+          snprintf(detail, sizeof(detail), "unknown violation %d", e->code);
+      }
+      char call[96];
+      snprintf(call, sizeof(call), "device %s (block %u,%u,%u thread %u,%u,%u)",
+               device_op_name(e->op), e->block[0], e->block[1], e->block[2], e->thread[0],
+               e->thread[1], e->thread[2]);
+      lock.unlock();
+      core::check_fail(call, "%s %s", what, detail);  // does not return
+    }
+    if (tick % kContextCheckEvery == 0 && g_gpu.stream != nullptr) {
+      const cudaError_t q = cudaStreamQuery(g_gpu.stream);
+      if (context_lost(q)) {
+        char msg[256];
+        snprintf(msg, sizeof(msg),
+                 "xshmem: pe %d: the GPU context failed (%s: %s): a kernel faulted; stopping the "
+                 "job",
+                 core::state().my_pe, cudaGetErrorName(q), cudaGetErrorString(q));
+        fprintf(stderr, "%s\n", msg);
+        lock.unlock();
+        core::fatal(1, kSubsys, msg);
+      }
+    }
+  }
+}
 
 std::string rt_error(const char *call, cudaError_t e) {
   char buf[256];
@@ -225,19 +343,44 @@ Status open(int device) {
     g_gpu.stream = nullptr;
     return XSHMEM_ERR_IO;
   }
+  // The device-check mailbox: host memory the GPU writes into (mapped; same address under UVA).
+  void *mb = nullptr;
+  if (cudaError_t e = cudaHostAlloc(&mb, sizeof(dev::device_error_t),
+                                    cudaHostAllocMapped | cudaHostAllocPortable);
+      e != cudaSuccess) {
+    XLOG_ERROR(kSubsys, "cannot allocate the device-check mailbox: %s",
+               rt_error("cudaHostAlloc", e).c_str());
+    (void)cudaStreamDestroy(g_gpu.stream);
+    g_gpu.stream = nullptr;
+    return XSHMEM_ERR_NOMEM;
+  }
+  memset(mb, 0, sizeof(dev::device_error_t));
+  g_gpu.mailbox = static_cast<dev::device_error_t *>(mb);
   g_gpu.device = device;
+  g_gpu.stop = false;
+  g_gpu.watchdog = std::thread(watchdog_main, device);
   return XSHMEM_SUCCESS;
 }
 
 void close() {
   if (g_gpu.device < 0) return;
+  if (g_gpu.watchdog.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(g_gpu.mu);
+      g_gpu.stop = true;
+    }
+    g_gpu.cv.notify_all();
+    g_gpu.watchdog.join();
+  }
   (void)cudaSetDevice(g_gpu.device);
   if (g_gpu.stream) {
     (void)cudaStreamSynchronize(g_gpu.stream);
     (void)cudaStreamDestroy(g_gpu.stream);
   }
   if (g_gpu.state_buf) (void)cudaFree(g_gpu.state_buf);
+  if (g_gpu.mailbox) (void)cudaFreeHost(g_gpu.mailbox);
   (void)cudaGetLastError();
+  g_gpu.mailbox = nullptr;
   g_gpu.stream = nullptr;
   g_gpu.state_buf = nullptr;
   g_gpu.device = -1;
@@ -260,6 +403,8 @@ Status publish_state(const dev::state_t &host) {
   s.peers = reinterpret_cast<dev::peer_t *>(static_cast<char *>(buf) + peers_off);
   s.on_bad_path = nullptr;  // host function pointers mean nothing on the GPU
   s.transport_names = nullptr;
+  s.device_checks = core::checks_enabled() ? 1 : 0;
+  s.device_error = g_gpu.mailbox;
   std::vector<unsigned char> image(bytes, 0);
   memcpy(image.data(), &s, sizeof(s));
   if (n) memcpy(image.data() + peers_off, host.peers, n * sizeof(dev::peer_t));

@@ -18,6 +18,8 @@ enum class amo_op { fetch, set, swap, compare_swap, fetch_add, fetch_and, fetch_
 // Returns the old value (meaningless for set).
 template <amo_op Op, typename T>
 XSHMEM_HD_INLINE T amo(const state_t &s, T *dest, T value, T cond, int pe) {
+  dcheck_remote(s, kDevOpAtomic, pe, dest, sizeof(T));
+  dcheck_align(s, kDevOpAtomic, pe, dest, sizeof(T));
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA: {
       T *r = lsa_addr(s, dest, pe);

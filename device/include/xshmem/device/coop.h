@@ -50,6 +50,7 @@ struct block_group {
 template <typename G>
 __device__ __forceinline__ void putmem_group(const state_t &s, void *dest, const void *source,
                                              size_t nbytes, int pe) {
+  dcheck_remote(s, kDevOpPut, pe, dest, nbytes);
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::copy_group(lsa_addr(s, dest, pe), source, nbytes, G::rank(), G::size());
@@ -62,6 +63,7 @@ __device__ __forceinline__ void putmem_group(const state_t &s, void *dest, const
 template <typename G>
 __device__ __forceinline__ void getmem_group(const state_t &s, void *dest, const void *source,
                                              size_t nbytes, int pe) {
+  dcheck_remote(s, kDevOpGet, pe, source, nbytes);
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::copy_group(dest, lsa_addr(s, source, pe), nbytes, G::rank(), G::size());
@@ -80,12 +82,16 @@ __device__ __forceinline__ void putmem_signal_group(const state_t &s, void *dest
                                                     const void *source, size_t nbytes,
                                                     uint64_t *sig_addr, uint64_t signal, int sig_op,
                                                     int pe) {
+  dcheck_remote(s, kDevOpPutSignal, pe, dest, nbytes);
+  dcheck_sym(s, kDevOpPutSignal, pe, sig_addr, sizeof(uint64_t));
+  dcheck_align(s, kDevOpPutSignal, pe, sig_addr, sizeof(uint64_t));
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::copy_group(lsa_addr(s, dest, pe), source, nbytes, G::rank(), G::size());
       atomic::fence();
       G::sync();
-      if (G::rank() == 0) lsa::signal(lsa_addr(s, sig_addr, pe), signal, sig_op);
+      // Every member fenced before the group barrier, so the first thread's update needs none.
+      if (G::rank() == 0) lsa::signal(lsa_addr(s, sig_addr, pe), signal, sig_op, /*fenced=*/true);
       break;
     default:
       unreachable_path(s, pe);

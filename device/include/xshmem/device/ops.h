@@ -62,6 +62,69 @@ XSHMEM_HD_INLINE void unreachable_path(const state_t &s, int pe) {
 #endif
 }
 
+#if defined(__CUDA_ARCH__)
+// Reports a device-side checked-mode violation (see device_error_t) and traps. Out of line: the
+// fast paths only carry the comparisons.
+__device__ __noinline__ inline void device_check_failed(device_error_t *e, int32_t code, int32_t op,
+                                                        int pe, const void *addr, size_t size,
+                                                        size_t align) {
+  if (e != nullptr && atomicCAS(&e->claimed, 0u, 1u) == 0u) {
+    e->code = code;
+    e->op = op;
+    e->pe = pe;
+    e->block[0] = blockIdx.x;
+    e->block[1] = blockIdx.y;
+    e->block[2] = blockIdx.z;
+    e->thread[0] = threadIdx.x;
+    e->thread[1] = threadIdx.y;
+    e->thread[2] = threadIdx.z;
+    e->addr = reinterpret_cast<uintptr_t>(addr);
+    e->size = size;
+    e->align = align;
+    __threadfence_system();
+    atomicExch(&e->ready, 1u);
+    __threadfence_system();
+  }
+  __trap();
+}
+#endif
+
+// Device checked mode (state_t::device_checks): the pe of a call, and the symmetric range and
+// alignment of a remote address. The host API checks its own arguments (core/src/checks.cc), so
+// these compile to nothing on the host.
+XSHMEM_HD_INLINE void dcheck_pe(const state_t &s, int32_t op, int pe) {
+#if defined(__CUDA_ARCH__)
+  if (s.device_checks && static_cast<unsigned>(pe) >= static_cast<unsigned>(s.n_pes))
+    device_check_failed(s.device_error, kDevCheckPe, op, pe, nullptr, 0, 0);
+#else
+  (void)s, (void)op, (void)pe;
+#endif
+}
+XSHMEM_HD_INLINE void dcheck_sym(const state_t &s, int32_t op, int pe, const void *addr,
+                                 size_t size) {
+#if defined(__CUDA_ARCH__)
+  if (s.device_checks && size != 0 && !in_heap(s, addr, size))
+    device_check_failed(s.device_error, kDevCheckSymmetric, op, pe, addr, size, 0);
+#else
+  (void)s, (void)op, (void)pe, (void)addr, (void)size;
+#endif
+}
+XSHMEM_HD_INLINE void dcheck_align(const state_t &s, int32_t op, int pe, const void *addr,
+                                   size_t align) {
+#if defined(__CUDA_ARCH__)
+  if (s.device_checks && (reinterpret_cast<uintptr_t>(addr) & (align - 1)) != 0)
+    device_check_failed(s.device_error, kDevCheckAlign, op, pe, addr, 0, align);
+#else
+  (void)s, (void)op, (void)pe, (void)addr, (void)align;
+#endif
+}
+// pe, then [addr, addr + size) symmetric (the usual RMA pair).
+XSHMEM_HD_INLINE void dcheck_remote(const state_t &s, int32_t op, int pe, const void *addr,
+                                    size_t size) {
+  dcheck_pe(s, op, pe);
+  dcheck_sym(s, op, pe, addr, size);
+}
+
 }  // namespace xshmem::dev
 
 #endif  // XSHMEM_DEVICE_OPS_H

@@ -20,6 +20,7 @@ namespace xshmem::dev {
 XSHMEM_HD_INLINE void putmem(const state_t &s, void *dest, const void *source, size_t nbytes,
                              int pe) {
   if (nbytes == 0) return;
+  dcheck_remote(s, kDevOpPut, pe, dest, nbytes);
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::put(lsa_addr(s, dest, pe), source, nbytes);
@@ -33,6 +34,7 @@ XSHMEM_HD_INLINE void putmem(const state_t &s, void *dest, const void *source, s
 XSHMEM_HD_INLINE void getmem(const state_t &s, void *dest, const void *source, size_t nbytes,
                              int pe) {
   if (nbytes == 0) return;
+  dcheck_remote(s, kDevOpGet, pe, source, nbytes);
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::get(dest, lsa_addr(s, source, pe), nbytes);
@@ -56,10 +58,12 @@ XSHMEM_HD_INLINE void getmem_nbi(const state_t &s, void *dest, const void *sourc
 
 template <typename T>
 XSHMEM_HD_INLINE void put(const state_t &s, T *dest, const T *source, size_t nelems, int pe) {
+  if (nelems != 0) dcheck_align(s, kDevOpPut, pe, dest, alignof(T));
   putmem(s, dest, source, nelems * sizeof(T), pe);
 }
 template <typename T>
 XSHMEM_HD_INLINE void get(const state_t &s, T *dest, const T *source, size_t nelems, int pe) {
+  if (nelems != 0) dcheck_align(s, kDevOpGet, pe, source, alignof(T));
   getmem(s, dest, source, nelems * sizeof(T), pe);
 }
 template <typename T>
@@ -74,6 +78,8 @@ XSHMEM_HD_INLINE void get_nbi(const state_t &s, T *dest, const T *source, size_t
 // One element; atomic with respect to wait_until/test readers for aligned 1/2/4/8-byte types.
 template <typename T>
 XSHMEM_HD_INLINE void p(const state_t &s, T *dest, T value, int pe) {
+  dcheck_remote(s, kDevOpP, pe, dest, sizeof(T));
+  dcheck_align(s, kDevOpP, pe, dest, alignof(T));
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::p(lsa_addr(s, dest, pe), value);
@@ -84,6 +90,8 @@ XSHMEM_HD_INLINE void p(const state_t &s, T *dest, T value, int pe) {
 }
 template <typename T>
 XSHMEM_HD_INLINE T g(const state_t &s, const T *source, int pe) {
+  dcheck_remote(s, kDevOpG, pe, source, sizeof(T));
+  dcheck_align(s, kDevOpG, pe, source, alignof(T));
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       return lsa::g(lsa_addr(s, source, pe));
@@ -98,6 +106,9 @@ template <typename T>
 XSHMEM_HD_INLINE void iput(const state_t &s, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,
                            size_t nelems, int pe) {
   if (nelems == 0) return;
+  dcheck_remote(s, kDevOpIput, pe, dest, sizeof(T));
+  dcheck_sym(s, kDevOpIput, pe, dest + static_cast<ptrdiff_t>(nelems - 1) * dst, sizeof(T));
+  dcheck_align(s, kDevOpIput, pe, dest, alignof(T));
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::iput(lsa_addr(s, dest, pe), source, dst, sst, nelems);
@@ -110,6 +121,9 @@ template <typename T>
 XSHMEM_HD_INLINE void iget(const state_t &s, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,
                            size_t nelems, int pe) {
   if (nelems == 0) return;
+  dcheck_remote(s, kDevOpIget, pe, source, sizeof(T));
+  dcheck_sym(s, kDevOpIget, pe, source + static_cast<ptrdiff_t>(nelems - 1) * sst, sizeof(T));
+  dcheck_align(s, kDevOpIget, pe, source, alignof(T));
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::iget(dest, lsa_addr(s, source, pe), dst, sst, nelems);

@@ -19,6 +19,9 @@ namespace xshmem::dev {
 
 XSHMEM_HD_INLINE void putmem_signal(const state_t &s, void *dest, const void *source, size_t nbytes,
                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  dcheck_remote(s, kDevOpPutSignal, pe, dest, nbytes);
+  dcheck_sym(s, kDevOpPutSignal, pe, sig_addr, sizeof(uint64_t));
+  dcheck_align(s, kDevOpPutSignal, pe, sig_addr, sizeof(uint64_t));
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::put_signal(lsa_addr(s, dest, pe), source, nbytes, lsa_addr(s, sig_addr, pe), signal,
@@ -49,6 +52,8 @@ XSHMEM_HD_INLINE void put_signal_nbi(const state_t &s, T *dest, const T *source,
 // (signal_add / signal_set). `fenced`: the caller fenced right before (see lsa::signal).
 XSHMEM_HD_INLINE void signal_op(const state_t &s, uint64_t *sig_addr, uint64_t signal, int sig_op,
                                 int pe, bool fenced = false) {
+  dcheck_remote(s, kDevOpSignal, pe, sig_addr, sizeof(uint64_t));
+  dcheck_align(s, kDevOpSignal, pe, sig_addr, sizeof(uint64_t));
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::signal(lsa_addr(s, sig_addr, pe), signal, sig_op, fenced);

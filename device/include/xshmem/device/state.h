@@ -46,6 +46,38 @@ struct internal_region_t {
   uint64_t reserved[30];
 };
 
+// A device-side checked-mode violation (ERR-11), written into host memory by the first GPU
+// thread of this PE that meets one, which then traps. The runtime's watchdog thread reads it,
+// prints the one-line diagnostic and stops the job (core/src/cuda/watchdog.cc).
+enum device_check_code : int32_t {
+  kDevCheckPe = 1,         // pe out of range
+  kDevCheckSymmetric = 2,  // [addr, addr + size) not inside the symmetric heap
+  kDevCheckAlign = 3,      // addr not a multiple of `align`
+};
+// Which device call family met it (the diagnostic names it).
+enum device_check_op : int32_t {
+  kDevOpPut = 1,
+  kDevOpGet,
+  kDevOpP,
+  kDevOpG,
+  kDevOpIput,
+  kDevOpIget,
+  kDevOpAtomic,
+  kDevOpPutSignal,
+  kDevOpSignal,
+};
+struct device_error_t {
+  uint32_t claimed;  // 0 -> 1 by the reporting thread
+  uint32_t ready;    // 1 once the fields below are written
+  int32_t code;      // device_check_code
+  int32_t op;        // device_check_op
+  int32_t pe;        // the call's pe argument
+  uint32_t block[3];
+  uint32_t thread[3];
+  uint32_t reserved;
+  uint64_t addr, size, align;
+};
+
 struct state_t {
   int my_pe = -1;
   int n_pes = 0;
@@ -59,6 +91,10 @@ struct state_t {
   void (*on_bad_path)(int pe) = nullptr;
   // Host only: [n_pes] name of the transport serving each peer (xshmemx_transport_name).
   const char *const *transport_names = nullptr;
+  // Device only: checked mode (XSHMEM_CHECKS) for device calls, and where a violation goes
+  // (host memory mapped into the GPU; NULL: trap without a report).
+  int32_t device_checks = 0;
+  device_error_t *device_error = nullptr;
 };
 
 // Offset of a symmetric address; the same on every PE.

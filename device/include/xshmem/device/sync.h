@@ -44,29 +44,30 @@ XSHMEM_HD_INLINE void sync_all(const state_t &s, uint64_t epoch) {
   sync_rounds(s, epoch);
 }
 
-// The next epoch of this PE's world syncs for callers without a per-process counter (GPU
+// The epoch counter of this PE's world syncs for callers without a per-process counter (GPU
 // threads; host calls on GPU heaps): internal->sync_epoch, a word of this PE's own heap, so it
-// survives kernel launches and is shared by every kernel module of the process. One caller per PE
-// at a time (one thread of one block), like every collective, so a plain load and store do.
-XSHMEM_HD_INLINE uint64_t next_epoch(const state_t &s) {
-  const uint64_t epoch = atomic::load(&s.internal->sync_epoch) + 1;
-  atomic::store(&s.internal->sync_epoch, epoch);
-  return epoch;
+// survives kernel launches and is shared by every kernel module of the process. One caller per
+// PE at a time (one thread of one block), like every collective, so a plain load and store do;
+// the store goes after the rounds, off the path the fence waits for.
+XSHMEM_HD_INLINE uint64_t *epoch_word(const state_t &s) {
+  return &s.internal->sync_epoch;
 }
 
-// sync_all on the epoch counter in the heap (see next_epoch).
+// sync_all on the epoch counter in the heap (see epoch_word).
 XSHMEM_HD_INLINE void sync_all(const state_t &s) {
-  const uint64_t epoch = next_epoch(s);
+  const uint64_t epoch = atomic::load(epoch_word(s)) + 1;
   atomic::fence();
   sync_rounds(s, epoch);
+  atomic::store(epoch_word(s), epoch);
 }
 
 // quiet, then sync: every PE has completed its operations before any leaves. The quiet is the
 // first round's fence.
 XSHMEM_HD_INLINE void barrier_all(const state_t &s) {
-  const uint64_t epoch = next_epoch(s);
+  const uint64_t epoch = atomic::load(epoch_word(s)) + 1;
   quiet(s);
   sync_rounds(s, epoch);
+  atomic::store(epoch_word(s), epoch);
 }
 
 }  // namespace xshmem::dev
