@@ -1,9 +1,18 @@
 // GPU conformance: AMO-01 (every op x every type, fetched and final values exact; device thread
-// and host API on GPU heaps) and AMO-03 (fetch_add/fetch_inc uniqueness from every device
-// thread of every PE on PE 0, 32 and 64 bits).
+// and host API on GPU heaps), AMO-02 (fetching nbi ladders to every PE, fence between steps, one
+// quiet), AMO-03 (fetch_add/fetch_inc uniqueness from every device thread of every PE on PE 0,
+// 32 and 64 bits), AMO-04 (compare_swap chain across the threads of all PEs; spin-lock retry
+// loop), AMO-05 (bitwise ownership), AMO-06 (boundary values), AMO-07 (adjacent 32-bit words of
+// one 8-byte line updated concurrently by different PEs: system-scope atomics over NVLink next to
+// atomics, p or byte-wise puts), AMO-08 (float/double fetch/set/swap bit-exact on -0.0, NaN
+// payloads, denormals, +-inf) and AMO-09 (AMOs on a word its owner waits on; host-issued and
+// device-issued AMOs on one word). Device cases are column T (one or many CUDA threads).
 //
 // AMO-01: PE me runs the op sequence on word `me` of its right neighbour, so every word has one
 // writer; fetched values are checked where they return, final values by the owner.
+// The other cases carve guarded regions (PE-dependent guard bytes on both sides, checked after
+// the case) from one symmetric area; every poll that a broken library could leave unsatisfied is
+// bounded by the GPU clock (kTimeoutNs) and reports a failure instead of hanging.
 #include <math.h>
 
 #include <algorithm>
