@@ -33,8 +33,8 @@ elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
 echo "---- job output (status $status, ${elapsed} s) ----"
 cat "$out"
 # A program that cannot run its scenario here (no GPU, say) exits 77 after a "SKIP" line.
-if [[ $status -eq 77 ]] && grep -q '^SKIP' "$out"; then
-  echo "---- skipped: $(grep -m1 '^SKIP' "$out")"
+if [[ $status -eq 77 ]] && grep -Eq '^(\[pe [0-9]+\] )?SKIP' "$out"; then
+  echo "---- skipped: $(grep -E -m1 '^(\[pe [0-9]+\] )?SKIP' "$out")"
   exit 77
 fi
 echo "---- checks ----"
