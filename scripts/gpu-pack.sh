@@ -12,4 +12,5 @@ cp -a "$build"/lib/libxshmem.so* "$dst/lib/"
 cp "$build"/lib/xshmem/*.so "$dst/lib/xshmem/"
 strip --strip-debug "$dst"/bin/* "$dst"/lib/libxshmem.so.*.*.* "$dst"/lib/xshmem/*.so
 cp "$root/scripts/gpu-run-carried.sh" "$dst/run.sh"
+cp "$root/tests/conformance/death_check.sh" "$dst/death_check.sh"
 du -sh "$dst"

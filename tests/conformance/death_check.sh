@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Runs a death-test job and checks how it died (CONFORMANCE.md §4.13, tier C):
-#   death_check.sh --np N --regex ERE [--max-seconds S] -- <launcher> -n N <binary> [args...]
+#   death_check.sh --np N --regex ERE [--max-seconds S] [--status X] -- <launcher> -n N <binary> ...
 # Passes when: the job's status is nonzero; its output has a line matching ERE (the one-line
 # diagnostic "xshmem: <call>: <argument ...> (pe N)"); the launcher reports every PE 0..N-1 as
 # exited nonzero ("xshmem-run: pe K exited with status S" or killed by a signal); at least one PE
-# exited with XSHMEM_EXIT_CHECK (86); the job took less than S seconds (default 10).
+# exited with status X (default XSHMEM_EXIT_CHECK, 86); the job took less than S seconds (default
+# 10).
 set -u
-np="" regex="" max_s=10
+np="" regex="" max_s=10 want=86
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --np) np="$2"; shift 2 ;;
     --regex) regex="$2"; shift 2 ;;
     --max-seconds) max_s="$2"; shift 2 ;;
+    --status) want="$2"; shift 2 ;;
     --) shift; break ;;
     *) echo "death_check: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -69,11 +71,11 @@ for ((k = 0; k < np; ++k)); do
     fail=1
   else
     echo "ok: $line"
-    [[ "$line" =~ status\ 86 ]] && saw_check=1
+    [[ "$line" =~ status\ $want ]] && saw_check=1
   fi
 done
 if [[ $saw_check -eq 0 ]]; then
-  echo "FAIL: no PE exited with XSHMEM_EXIT_CHECK (86)"
+  echo "FAIL: no PE exited with status $want"
   fail=1
 fi
 if awk -v e="$elapsed" -v m="$max_s" 'BEGIN { exit !(e < m) }'; then

@@ -8,6 +8,8 @@ foreach(t ${XT_GPU_DEVICE_TESTS})
   endif()
   add_executable(xshmem_gpu_${t} ${t}.cu)
   target_link_libraries(xshmem_gpu_${t} PRIVATE xshmem)
+  # Device checked mode on: a false positive of the checks fails the suite.
+  target_compile_definitions(xshmem_gpu_${t} PRIVATE XSHMEM_DEVICE_CHECKS=1)
   set_target_properties(xshmem_gpu_${t} PROPERTIES
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin OUTPUT_NAME gpu_${t})
   add_test(NAME gpu.${t}.np2
@@ -34,8 +36,15 @@ endif()
 # "death"). Skipped (77) without a GPU.
 add_executable(xshmem_gpu_err_device err_device.cu)
 target_link_libraries(xshmem_gpu_err_device PRIVATE xshmem)
+target_compile_definitions(xshmem_gpu_err_device PRIVATE XSHMEM_DEVICE_CHECKS=1)
 set_target_properties(xshmem_gpu_err_device PROPERTIES
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin OUTPUT_NAME gpu_err_device)
+# The same program without device checks (the default for user kernels): the misaligned atomic
+# faults, and the watchdog stops the job with XSHMEM_EXIT_DEVICE_FAULT (87).
+add_executable(xshmem_gpu_err_device_unchecked err_device.cu)
+target_link_libraries(xshmem_gpu_err_device_unchecked PRIVATE xshmem)
+set_target_properties(xshmem_gpu_err_device_unchecked PROPERTIES
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin OUTPUT_NAME gpu_err_device_unchecked)
 set(XT_GPU_DEATH ${PROJECT_SOURCE_DIR}/tests/conformance/death_check.sh)
 foreach(pair "bad_pe_put|xshmem: device p \\(block 3,0,0 thread 5,0,0\\): pe 7 out of range \\[0, 2\\) \\(pe 0\\)"
              "bad_pe_atomic|xshmem: device atomic \\(block 3,0,0 thread 5,0,0\\): pe -1 out of range \\[0, 2\\) \\(pe 0\\)"
@@ -52,3 +61,11 @@ foreach(pair "bad_pe_put|xshmem: device p \\(block 3,0,0 thread 5,0,0\\): pe 7 o
   set_tests_properties(gpu.err11.${scenario}.np2 PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
     PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;death;err;np2")
 endforeach()
+add_test(NAME gpu.err11.unchecked_misaligned_atomic.np2
+  COMMAND ${XT_GPU_DEATH} --np 2 --status 87
+          --regex "xshmem: device kernel: the GPU context failed \\(cudaErrorMisalignedAddress.*\\(pe 0\\)"
+          --max-seconds 10
+          -- ${CMAKE_BINARY_DIR}/bin/xshmem-run -n 2 $<TARGET_FILE:xshmem_gpu_err_device_unchecked>
+             misaligned_atomic)
+set_tests_properties(gpu.err11.unchecked_misaligned_atomic.np2 PROPERTIES SKIP_RETURN_CODE 77
+  TIMEOUT 60 PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;death;err;np2")

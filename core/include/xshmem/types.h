@@ -64,5 +64,8 @@
 
 /* Exit code of a job stopped by a checked-mode error (bad argument to an API call). */
 #define XSHMEM_EXIT_CHECK 86
+/* Exit status of a job stopped because a PE's GPU context failed (a kernel faulted or trapped
+ * outside checked mode): the runtime's watchdog stops every PE instead of leaving peers waiting. */
+#define XSHMEM_EXIT_DEVICE_FAULT 87
 
 #endif /* XSHMEM_TYPES_H */

@@ -2,6 +2,7 @@
 #include "cuda_rt.h"
 
 #include <cuda_runtime_api.h>
+#include <xshmem/types.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -103,8 +104,7 @@ void watchdog_main(int device) {
       switch (e->code) {
         case dev::kDevCheckPe:
           what = "pe";
-          snprintf(detail, sizeof(detail), "%d out of range [0, %d)", e->pe,
-                   core::state().n_pes);
+          snprintf(detail, sizeof(detail), "%d out of range [0, %d)", e->pe, core::state().n_pes);
           break;
         case dev::kDevCheckSymmetric:
           what = "address";
@@ -133,14 +133,16 @@ void watchdog_main(int device) {
     if (tick % kContextCheckEvery == 0 && g_gpu.stream != nullptr) {
       const cudaError_t q = cudaStreamQuery(g_gpu.stream);
       if (context_lost(q)) {
-        char msg[256];
+        char msg[320];
         snprintf(msg, sizeof(msg),
-                 "xshmem: pe %d: the GPU context failed (%s: %s): a kernel faulted; stopping the "
-                 "job",
-                 core::state().my_pe, cudaGetErrorName(q), cudaGetErrorString(q));
+                 "xshmem: device kernel: the GPU context failed (%s: %s): a kernel faulted; "
+                 "stopping the job (build kernels with -DXSHMEM_DEVICE_CHECKS=1 for a precise "
+                 "diagnostic) (pe %d)",
+                 cudaGetErrorName(q), cudaGetErrorString(q), core::state().my_pe);
         fprintf(stderr, "%s\n", msg);
+        fflush(stderr);
         lock.unlock();
-        core::fatal(1, kSubsys, msg);
+        core::fatal(XSHMEM_EXIT_DEVICE_FAULT, kSubsys, msg);
       }
     }
   }

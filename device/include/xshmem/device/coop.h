@@ -127,29 +127,27 @@ __device__ __forceinline__ void putmem_signal_block(const state_t &s, void *dest
   putmem_signal_group<block_group>(s, dest, source, nbytes, sig_addr, signal, sig_op, pe);
 }
 
-// World barrier and sync by one block: every thread's earlier stores are ordered before the
-// block's arrival, one thread runs the dissemination, and no thread leaves before it is done.
-// One block per PE calls it (the epoch counts calls per PE).
+// World barrier and sync by one block: the group barrier orders every thread's earlier
+// operations before the first thread's quiet (fences are cumulative in the PTX memory model), so
+// that one quiet completes them all; the first thread runs the dissemination, and no thread
+// leaves before it is done. One block per PE calls it (the epoch counts calls per PE). A quiet
+// per thread before the group barrier cost a second fence on the critical path.
 __device__ __forceinline__ void barrier_all_block(const state_t &s) {
-  atomic::quiet();
   __syncthreads();
   if (block_group::rank() == 0) barrier_all(s);
   __syncthreads();
 }
 __device__ __forceinline__ void sync_all_block(const state_t &s) {
-  atomic::quiet();
   __syncthreads();
   if (block_group::rank() == 0) sync_all(s);
   __syncthreads();
 }
 __device__ __forceinline__ void barrier_all_warp(const state_t &s) {
-  atomic::quiet();
   warp_group::sync();
   if (warp_group::rank() == 0) barrier_all(s);
   warp_group::sync();
 }
 __device__ __forceinline__ void sync_all_warp(const state_t &s) {
-  atomic::quiet();
   warp_group::sync();
   if (warp_group::rank() == 0) sync_all(s);
   warp_group::sync();
