@@ -31,7 +31,7 @@ done
 # ERR-11: a device-side mistake on PE 0 stops the whole job (death_check.sh: nonzero on every PE,
 # the diagnostic, status 86, < 10 s). The exact regexes are in tests/gpu/device_tests.cmake.
 if [ -x bin/gpu_err_device ]; then
-  for sc in bad_pe_put bad_pe_atomic nonsym_put misaligned_atomic past_heap_get; do
+  for sc in bad_pe_put bad_pe_atomic nonsym_put misaligned_atomic past_heap_get null_put; do
     run err11_$sc 60 -- bash death_check.sh --np 2 --regex "xshmem: device [a-z_]+ \(block 3,0,0 thread 5,0,0\): .*\(pe 0\)" --max-seconds 10 -- $R -n 2 bin/gpu_err_device $sc
   done
   run err11_unchecked 60 -- bash death_check.sh --np 2 --status 87 --regex "xshmem: device kernel: the GPU context failed .*\(pe 0\)" --max-seconds 10 -- $R -n 2 bin/gpu_err_device_unchecked misaligned_atomic

@@ -1,34 +1,59 @@
-// GPU conformance: COLL-01 (barrier, no early exit). Every PE adds 1 to a counter on PE 0, then
-// barriers; after the barrier every PE reads the counter and must see npes x iteration; a
-// second barrier keeps the next round's adds out of this round's reads. 1000 iterations, with
-// the device barrier run by one thread, by a warp, by a whole (3D) block, with sync_all after a
-// quiet, and by the host API on the GPU heap (H) and on a stream (S).
+// GPU conformance: COLL-01 (barrier, no early exit) and COLL-02 (sync variants). Every adder
+// adds 1 to a counter on PE 0, then its group barriers; after the barrier every PE reads the
+// counter and must see npes x adders x iteration; a second barrier keeps the next round's adds
+// out of this round's reads. 1000 iterations. Adders: one thread (T), every thread of a warp
+// (W), every thread of a (3D) block (B), so the group forms must complete the AMOs of every
+// member, not only of the thread that runs the dissemination. COLL-02: each adder quiets (sync
+// does not complete remote updates), then the group calls sync_all. Also the host API on the GPU
+// heap (H) and on a stream (S).
 #include "gpu_test.h"
 
 namespace {
 
 constexpr int kIters = 1000;
 
-// kind: 0 thread barrier_all, 1 warp, 2 block, 3 thread quiet + sync_all.
+// kind: 0 T barrier_all, 1 W barrier_all_warp, 2 B barrier_all_block, 3 T quiet + sync_all,
+// 4 W quiet + sync_all_warp, 5 B quiet + sync_all_block.
+__host__ __device__ inline unsigned adders_of(int kind, unsigned threads) {
+  return kind == 2 || kind == 5 ? threads : (kind == 1 || kind == 4 ? 32u : 1u);
+}
+
 __global__ void coll_kernel(uint64_t *counter, int kind, int npes) {
   const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned adders = adders_of(kind, threads);
+  const bool sync = kind >= 3;
   for (int it = 1; it <= kIters; ++it) {
-    if (tid == 0) xshmem_uint64_atomic_add(counter, 1, 0);
+    if (tid < adders) {
+      xshmem_uint64_atomic_add(counter, 1, 0);
+      if (sync) xshmem_quiet();
+    }
     for (int round = 0; round < 2; ++round) {
-      if (kind == 0) {
-        if (tid == 0) xshmem_barrier_all();
-      } else if (kind == 1) {
-        if (tid < 32) xshmemx_barrier_all_warp();
-      } else if (kind == 2) {
-        xshmemx_barrier_all_block();
-      } else if (tid == 0) {
-        xshmem_quiet();
-        xshmem_sync_all();
+      switch (kind) {
+        case 0:
+          if (tid == 0) xshmem_barrier_all();
+          break;
+        case 1:
+          if (tid < 32) xshmemx_barrier_all_warp();
+          break;
+        case 2:
+          xshmemx_barrier_all_block();
+          break;
+        case 3:
+          if (tid == 0) xshmem_sync_all();
+          break;
+        case 4:
+          if (tid < 32) xshmemx_sync_all_warp();
+          break;
+        default:
+          xshmemx_sync_all_block();
+          break;
       }
       __syncthreads();
       if (round == 0 && tid == 0) {
+        const uint64_t want = uint64_t(npes) * adders * it;
         uint64_t v = xshmem_uint64_atomic_fetch(counter, 0);
-        GT_CHECK(v == uint64_t(npes) * it, it, uint64_t(npes) * it, v);
+        GT_CHECK(v == want, it, want, v);
       }
     }
   }
@@ -37,7 +62,7 @@ __global__ void coll_kernel(uint64_t *counter, int kind, int npes) {
 void device_barrier(uint64_t *counter, int kind) {
   GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t)));
   gt::barrier();
-  dim3 block = kind == 2 ? dim3(8, 4, 3) : dim3(64);
+  dim3 block = kind == 2 || kind == 5 ? dim3(8, 4, 3) : dim3(64);
   coll_kernel<<<1, block>>>(counter, kind, gt::npes);
   gt::device_sync("coll kernel");
 }
@@ -70,9 +95,11 @@ int main() {
   auto *counter = static_cast<uint64_t *>(xshmem_malloc(sizeof(uint64_t)));
   if (counter == nullptr) return 1;
   gt::run("COLL-01 barrier_all x1000 T", [&] { device_barrier(counter, 0); });
-  gt::run("COLL-01 barrier_all_warp x1000 W", [&] { device_barrier(counter, 1); });
-  gt::run("COLL-01 barrier_all_block x1000 B", [&] { device_barrier(counter, 2); });
-  gt::run("COLL-01 quiet+sync_all x1000 T", [&] { device_barrier(counter, 3); });
+  gt::run("COLL-01 barrier_all_warp, 32 adders x1000 W", [&] { device_barrier(counter, 1); });
+  gt::run("COLL-01 barrier_all_block, 96 adders x1000 B", [&] { device_barrier(counter, 2); });
+  gt::run("COLL-02 quiet+sync_all x1000 T", [&] { device_barrier(counter, 3); });
+  gt::run("COLL-02 quiet+sync_all_warp x1000 W", [&] { device_barrier(counter, 4); });
+  gt::run("COLL-02 quiet+sync_all_block x1000 B", [&] { device_barrier(counter, 5); });
   gt::run("COLL-01 barrier_all x250 H", [&] { host_barrier(counter, false); });
   gt::run("COLL-01 barrier_all_on_stream x1000 S", [&] { host_barrier(counter, true); });
   xshmem_free(counter);

@@ -50,7 +50,8 @@ foreach(pair "bad_pe_put|xshmem: device p \\(block 3,0,0 thread 5,0,0\\): pe 7 o
              "bad_pe_atomic|xshmem: device atomic \\(block 3,0,0 thread 5,0,0\\): pe -1 out of range \\[0, 2\\) \\(pe 0\\)"
              "nonsym_put|xshmem: device put \\(block 3,0,0 thread 5,0,0\\): address 0x[0-9a-f]+ \\+ 64 bytes is not inside the symmetric heap .*\\(pe 0\\)"
              "misaligned_atomic|xshmem: device atomic \\(block 3,0,0 thread 5,0,0\\): address 0x[0-9a-f]+ is misaligned \\(needs 8-byte alignment\\) \\(pe 0\\)"
-             "past_heap_get|xshmem: device get \\(block 3,0,0 thread 5,0,0\\): address 0x[0-9a-f]+ \\+ 1099511627776 bytes is not inside .*\\(pe 0\\)")
+             "past_heap_get|xshmem: device get \\(block 3,0,0 thread 5,0,0\\): address 0x[0-9a-f]+ \\+ 1099511627776 bytes is not inside .*\\(pe 0\\)"
+             "null_put|xshmem: device put \\(block 3,0,0 thread 5,0,0\\): local buffer is NULL with 16 bytes to move .*\\(pe 0\\)")
   string(FIND "${pair}" "|" bar)
   string(SUBSTRING "${pair}" 0 ${bar} scenario)
   math(EXPR rs "${bar} + 1")

@@ -5,8 +5,9 @@
 // (checked by tests/conformance/death_check.sh). No PE may be left spinning in its device wait.
 //
 // Usage: err_device <scenario>; scenarios: bad_pe_put, bad_pe_atomic, nonsym_put,
-// misaligned_atomic, past_heap_get. PE 0 makes the mistake from block 3, thread 5; every other PE
-// waits on its own `never` word in a kernel (and so does PE 0's block 0).
+// misaligned_atomic, past_heap_get, null_put (ERR-09 from a device thread). PE 0 makes the mistake
+// from block 3, thread 5; every other PE waits on its own `never` word in a kernel (and so does PE
+// 0's block 0).
 #include <cuda_runtime.h>
 #include <xshmem/xshmem.h>
 #include <xshmem/xshmemx.h>
@@ -17,7 +18,15 @@
 
 namespace {
 
-enum Scenario { kBadPePut, kBadPeAtomic, kNonsymPut, kMisalignedAtomic, kPastHeapGet, kNone };
+enum Scenario {
+  kBadPePut,
+  kBadPeAtomic,
+  kNonsymPut,
+  kMisalignedAtomic,
+  kPastHeapGet,
+  kNullPut,
+  kNone
+};
 
 __global__ void mistake_kernel(int scenario, uint64_t *never, uint64_t *sym, uint64_t *private_buf,
                                int npes) {
@@ -47,6 +56,9 @@ __global__ void mistake_kernel(int scenario, uint64_t *never, uint64_t *sym, uin
       // Starts inside the block, runs far past the end of the heap.
       xshmem_getmem(private_buf, sym, size_t{1} << 40, peer);
       break;
+    case kNullPut:  // ERR-09 from a device thread: NULL source, nonzero length
+      xshmem_putmem(sym, nullptr, 16, peer);
+      break;
     default:
       break;
   }
@@ -62,8 +74,8 @@ int main(int argc, char **argv) {
            e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
     return 77;
   }
-  const char *names[] = {"bad_pe_put", "bad_pe_atomic", "nonsym_put", "misaligned_atomic",
-                         "past_heap_get"};
+  const char *names[] = {"bad_pe_put",        "bad_pe_atomic", "nonsym_put",
+                         "misaligned_atomic", "past_heap_get", "null_put"};
   int scenario = kNone;
   for (int i = 0; i < kNone; ++i) {
     if (argc > 1 && strcmp(argv[1], names[i]) == 0) scenario = i;
@@ -71,7 +83,7 @@ int main(int argc, char **argv) {
   if (scenario == kNone) {
     fprintf(stderr,
             "usage: err_device bad_pe_put|bad_pe_atomic|nonsym_put|misaligned_atomic|"
-            "past_heap_get\n");
+            "past_heap_get|null_put\n");
     return 2;
   }
   xshmem_init();

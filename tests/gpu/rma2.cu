@@ -260,76 +260,66 @@ const char *const kStridedName[kNStridedVariants] = {
     "iput128/iget128", "short_iput/short_iget", "int_iput/int_iget", "long_iput/long_iget"};
 const size_t kStridedEs[kNStridedVariants] = {1, 2, 4, 8, 16, 2, 4, 8};
 
-__global__ void iput_kernel(int v, uint8_t *sym, const uint8_t *src, size_t n, strides_t st,
-                            size_t stride, int pe) {
+// scope: 0 one thread per block (T), 1 a warp of 32 calls the _warp form (W), 2 a block of 96
+// calls the _block form (B).
+#define GT_STRIDED(OP, v, scope, d, s, ds, ss, n, pe)                                              \
+  switch (v) {                                                                                     \
+    case 0:                                                                                        \
+      GT_SCOPED(OP##8, scope, d, s, ds, ss, n, pe);                                                \
+      break;                                                                                       \
+    case 1:                                                                                        \
+      GT_SCOPED(OP##16, scope, d, s, ds, ss, n, pe);                                               \
+      break;                                                                                       \
+    case 2:                                                                                        \
+      GT_SCOPED(OP##32, scope, d, s, ds, ss, n, pe);                                               \
+      break;                                                                                       \
+    case 3:                                                                                        \
+      GT_SCOPED(OP##64, scope, d, s, ds, ss, n, pe);                                               \
+      break;                                                                                       \
+    case 4:                                                                                        \
+      GT_SCOPED(OP##128, scope, d, s, ds, ss, n, pe);                                              \
+      break;                                                                                       \
+    case 5:                                                                                        \
+      GT_SCOPED(short_##OP, scope, reinterpret_cast<short *>(d),                                   \
+                reinterpret_cast<const short *>(s), ds, ss, n, pe);                                \
+      break;                                                                                       \
+    case 6:                                                                                        \
+      GT_SCOPED(int_##OP, scope, reinterpret_cast<int *>(d), reinterpret_cast<const int *>(s), ds, \
+                ss, n, pe);                                                                        \
+      break;                                                                                       \
+    default:                                                                                       \
+      GT_SCOPED(long_##OP, scope, reinterpret_cast<long *>(d), reinterpret_cast<const long *>(s),  \
+                ds, ss, n, pe);                                                                    \
+      break;                                                                                       \
+  }
+#define GT_SCOPED(F, scope, ...)        \
+  do {                                  \
+    if ((scope) == 0)                   \
+      xshmem_##F(__VA_ARGS__);          \
+    else if ((scope) == 1)              \
+      xshmemx_##F##_warp(__VA_ARGS__);  \
+    else                                \
+      xshmemx_##F##_block(__VA_ARGS__); \
+  } while (0)
+
+__global__ void iput_kernel(int v, int scope, uint8_t *sym, const uint8_t *src, size_t n,
+                            strides_t st, size_t stride, int pe) {
   const int c = blockIdx.x;
   const ptrdiff_t ds = st.v[c / kNStrides], ss = st.v[c % kNStrides];
   uint8_t *d = sym + c * stride + kLead;
   const uint8_t *s = src + c * stride + kLead;
-  switch (v) {
-    case 0:
-      xshmem_iput8(d, s, ds, ss, n, pe);
-      break;
-    case 1:
-      xshmem_iput16(d, s, ds, ss, n, pe);
-      break;
-    case 2:
-      xshmem_iput32(d, s, ds, ss, n, pe);
-      break;
-    case 3:
-      xshmem_iput64(d, s, ds, ss, n, pe);
-      break;
-    case 4:
-      xshmem_iput128(d, s, ds, ss, n, pe);
-      break;
-    case 5:
-      xshmem_short_iput(reinterpret_cast<short *>(d), reinterpret_cast<const short *>(s), ds, ss, n,
-                        pe);
-      break;
-    case 6:
-      xshmem_int_iput(reinterpret_cast<int *>(d), reinterpret_cast<const int *>(s), ds, ss, n, pe);
-      break;
-    default:
-      xshmem_long_iput(reinterpret_cast<long *>(d), reinterpret_cast<const long *>(s), ds, ss, n,
-                       pe);
-      break;
-  }
+  GT_STRIDED(iput, v, scope, d, s, ds, ss, n, pe)
 }
-__global__ void iget_kernel(int v, uint8_t *loc, const uint8_t *sym, size_t n, strides_t st,
-                            size_t stride, int pe) {
+__global__ void iget_kernel(int v, int scope, uint8_t *loc, const uint8_t *sym, size_t n,
+                            strides_t st, size_t stride, int pe) {
   const int c = blockIdx.x;
   const ptrdiff_t ds = st.v[c / kNStrides], ss = st.v[c % kNStrides];
   uint8_t *d = loc + c * stride + kLead;
   const uint8_t *s = sym + c * stride + kLead;
-  switch (v) {
-    case 0:
-      xshmem_iget8(d, s, ds, ss, n, pe);
-      break;
-    case 1:
-      xshmem_iget16(d, s, ds, ss, n, pe);
-      break;
-    case 2:
-      xshmem_iget32(d, s, ds, ss, n, pe);
-      break;
-    case 3:
-      xshmem_iget64(d, s, ds, ss, n, pe);
-      break;
-    case 4:
-      xshmem_iget128(d, s, ds, ss, n, pe);
-      break;
-    case 5:
-      xshmem_short_iget(reinterpret_cast<short *>(d), reinterpret_cast<const short *>(s), ds, ss, n,
-                        pe);
-      break;
-    case 6:
-      xshmem_int_iget(reinterpret_cast<int *>(d), reinterpret_cast<const int *>(s), ds, ss, n, pe);
-      break;
-    default:
-      xshmem_long_iget(reinterpret_cast<long *>(d), reinterpret_cast<const long *>(s), ds, ss, n,
-                       pe);
-      break;
-  }
+  GT_STRIDED(iget, v, scope, d, s, ds, ss, n, pe)
 }
+#undef GT_STRIDED
+#undef GT_SCOPED
 
 __global__ void verify_strided_kernel(const uint8_t *buf, size_t n, size_t es, strides_t st,
                                       size_t stride, int owner, int writer) {
@@ -349,7 +339,8 @@ __global__ void verify_strided_kernel(const uint8_t *buf, size_t n, size_t es, s
   }
 }
 
-void rma04(Buffers &b, int v) {
+void rma04(Buffers &b, int v, int scope) {
+  const int threads = scope == 0 ? 1 : (scope == 1 ? 32 : 96);
   const size_t nelems[] = {0, 1, 5, 100, 4099};
   const size_t es = kStridedEs[v];
   for (size_t n : nelems) {
@@ -366,7 +357,8 @@ void rma04(Buffers &b, int v) {
     gt::fill(b.symA, span, gt::me, kGuard);
     gt::fill(b.src, span, gt::me, kData);
     gt::barrier();
-    iput_kernel<<<kNStrides * kNStrides, 1>>>(v, b.symA, b.src, n, st, stride, gt::peer);
+    iput_kernel<<<kNStrides * kNStrides, threads>>>(v, scope, b.symA, b.src, n, st, stride,
+                                                    gt::peer);
     gt::barrier();
     verify_strided_kernel<<<264, 256>>>(b.symA, n, es, st, stride, gt::me, gt::from);
     gt::device_sync("verify iput");
@@ -374,7 +366,8 @@ void rma04(Buffers &b, int v) {
     gt::fill(b.symB, span, gt::me, kData);
     gt::fill(b.loc, span, gt::me, kGuard);
     gt::barrier();
-    iget_kernel<<<kNStrides * kNStrides, 1>>>(v, b.loc, b.symB, n, st, stride, gt::peer);
+    iget_kernel<<<kNStrides * kNStrides, threads>>>(v, scope, b.loc, b.symB, n, st, stride,
+                                                    gt::peer);
     gt::device_sync("iget kernel");
     verify_strided_kernel<<<264, 256>>>(b.loc, n, es, st, stride, gt::me, gt::peer);
     gt::device_sync("verify iget");
@@ -958,9 +951,11 @@ int main() {
   GT_CUDA(cudaMalloc(&b.out, kOutBytes));
 
   char name[96];
-  for (int v = 0; v < kNStridedVariants; ++v) {
-    snprintf(name, sizeof name, "RMA-04 %s strides x nelems T", kStridedName[v]);
-    gt::run(name, [&] { rma04(b, v); });
+  for (int scope = 0; scope < 3; ++scope) {
+    for (int v = 0; v < kNStridedVariants; ++v) {
+      snprintf(name, sizeof name, "RMA-04 %s strides x nelems %c", kStridedName[v], "TWB"[scope]);
+      gt::run(name, [&] { rma04(b, v, scope); });
+    }
   }
   for (scope_t s : {kThread, kWarp, kBlock}) {
     snprintf(name, sizeof name, "RMA-06 put_nbi/get_nbi all PEs, one quiet %s", scope_name(s));

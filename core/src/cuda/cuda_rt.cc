@@ -120,6 +120,11 @@ void watchdog_main(int device) {
                    static_cast<unsigned long long>(e->addr),
                    static_cast<unsigned long long>(e->align));
           break;
+        case dev::kDevCheckNull:
+          what = "local buffer";
+          snprintf(detail, sizeof(detail), "is NULL with %llu bytes to move (target pe %d)",
+                   static_cast<unsigned long long>(e->size), e->pe);
+          break;
         default:
           snprintf(detail, sizeof(detail), "unknown violation %d", e->code);
       }

@@ -51,6 +51,7 @@ template <typename G>
 __device__ __forceinline__ void putmem_group(const state_t &s, void *dest, const void *source,
                                              size_t nbytes, int pe) {
   dcheck_remote(s, kDevOpPut, pe, dest, nbytes);
+  dcheck_buffer(s, kDevOpPut, pe, source, nbytes);
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::copy_group(lsa_addr(s, dest, pe), source, nbytes, G::rank(), G::size());
@@ -64,6 +65,7 @@ template <typename G>
 __device__ __forceinline__ void getmem_group(const state_t &s, void *dest, const void *source,
                                              size_t nbytes, int pe) {
   dcheck_remote(s, kDevOpGet, pe, source, nbytes);
+  dcheck_buffer(s, kDevOpGet, pe, dest, nbytes);
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::copy_group(dest, lsa_addr(s, source, pe), nbytes, G::rank(), G::size());
@@ -83,6 +85,7 @@ __device__ __forceinline__ void putmem_signal_group(const state_t &s, void *dest
                                                     uint64_t *sig_addr, uint64_t signal, int sig_op,
                                                     int pe) {
   dcheck_remote(s, kDevOpPutSignal, pe, dest, nbytes);
+  dcheck_buffer(s, kDevOpPutSignal, pe, source, nbytes);
   dcheck_sym(s, kDevOpPutSignal, pe, sig_addr, sizeof(uint64_t));
   dcheck_align(s, kDevOpPutSignal, pe, sig_addr, sizeof(uint64_t));
   switch (peer_path(s, pe)) {
@@ -95,6 +98,51 @@ __device__ __forceinline__ void putmem_signal_group(const state_t &s, void *dest
       break;
     default:
       unreachable_path(s, pe);
+  }
+  G::sync();
+}
+
+// Strided put/get by a group: element i goes from source[i * sst] to dest[i * dst] (strides in
+// elements), the group's threads taking every size()-th element.
+template <typename G, typename T>
+__device__ __forceinline__ void iput_group(const state_t &s, T *dest, const T *source,
+                                           ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+  if (nelems != 0) {
+    dcheck_remote(s, kDevOpIput, pe, dest, sizeof(T));
+    dcheck_sym(s, kDevOpIput, pe, dest + static_cast<ptrdiff_t>(nelems - 1) * dst, sizeof(T));
+    dcheck_align(s, kDevOpIput, pe, dest, alignof(T));
+    switch (peer_path(s, pe)) {
+      case XSHMEM_PATH_LSA: {
+        T *r = lsa_addr(s, dest, pe);
+        for (size_t i = G::rank(); i < nelems; i += G::size()) {
+          r[static_cast<ptrdiff_t>(i) * dst] = source[static_cast<ptrdiff_t>(i) * sst];
+        }
+        break;
+      }
+      default:
+        unreachable_path(s, pe);
+    }
+  }
+  G::sync();
+}
+template <typename G, typename T>
+__device__ __forceinline__ void iget_group(const state_t &s, T *dest, const T *source,
+                                           ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+  if (nelems != 0) {
+    dcheck_remote(s, kDevOpIget, pe, source, sizeof(T));
+    dcheck_sym(s, kDevOpIget, pe, source + static_cast<ptrdiff_t>(nelems - 1) * sst, sizeof(T));
+    dcheck_align(s, kDevOpIget, pe, source, alignof(T));
+    switch (peer_path(s, pe)) {
+      case XSHMEM_PATH_LSA: {
+        const T *r = lsa_addr(s, source, pe);
+        for (size_t i = G::rank(); i < nelems; i += G::size()) {
+          dest[static_cast<ptrdiff_t>(i) * dst] = r[static_cast<ptrdiff_t>(i) * sst];
+        }
+        break;
+      }
+      default:
+        unreachable_path(s, pe);
+    }
   }
   G::sync();
 }

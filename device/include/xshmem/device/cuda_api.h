@@ -171,6 +171,26 @@ XSHMEMI_HD void *xshmem_ptr(const void *dest, int pe) {
   }                                                                                               \
   XSHMEMI_D void xshmemx_##N##_get_nbi_block(T *dest, const T *source, size_t nelems, int pe) {   \
     xshmem::dev::getmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                  \
+  }                                                                                               \
+  XSHMEMI_D void xshmemx_##N##_iput_warp(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,  \
+                                         size_t nelems, int pe) {                                 \
+    xshmem::dev::iput_group<xshmem::dev::warp_group>(XSHMEMI_DS, dest, source, dst, sst, nelems,  \
+                                                     pe);                                         \
+  }                                                                                               \
+  XSHMEMI_D void xshmemx_##N##_iget_warp(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,  \
+                                         size_t nelems, int pe) {                                 \
+    xshmem::dev::iget_group<xshmem::dev::warp_group>(XSHMEMI_DS, dest, source, dst, sst, nelems,  \
+                                                     pe);                                         \
+  }                                                                                               \
+  XSHMEMI_D void xshmemx_##N##_iput_block(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                          size_t nelems, int pe) {                                \
+    xshmem::dev::iput_group<xshmem::dev::block_group>(XSHMEMI_DS, dest, source, dst, sst, nelems, \
+                                                      pe);                                        \
+  }                                                                                               \
+  XSHMEMI_D void xshmemx_##N##_iget_block(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                          size_t nelems, int pe) {                                \
+    xshmem::dev::iget_group<xshmem::dev::block_group>(XSHMEMI_DS, dest, source, dst, sst, nelems, \
+                                                      pe);                                        \
   }
 XSHMEM_RMA_TYPES_NO_LD(XSHMEMI_RMA)
 #undef XSHMEMI_RMA
@@ -179,40 +199,90 @@ XSHMEM_RMA_TYPES_NO_LD(XSHMEMI_RMA)
 struct alignas(16) xshmemi_bits128_t {
   unsigned char b[16];
 };
-#define XSHMEMI_SIZED(BITS, T)                                                                    \
-  extern "C" void xshmemi_h_put##BITS(void *, const void *, size_t, int);                         \
-  extern "C" void xshmemi_h_get##BITS(void *, const void *, size_t, int);                         \
-  extern "C" void xshmemi_h_put##BITS##_nbi(void *, const void *, size_t, int);                   \
-  extern "C" void xshmemi_h_get##BITS##_nbi(void *, const void *, size_t, int);                   \
-  extern "C" void xshmemi_h_iput##BITS(void *, const void *, ptrdiff_t, ptrdiff_t, size_t, int);  \
-  extern "C" void xshmemi_h_iget##BITS(void *, const void *, ptrdiff_t, ptrdiff_t, size_t, int);  \
-  XSHMEMI_HD void xshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe) {       \
-    XSHMEMI_SEL(xshmem::dev::putmem(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe),            \
-                xshmemi_h_put##BITS(dest, source, nelems, pe));                                   \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe) {       \
-    XSHMEMI_SEL(xshmem::dev::getmem(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe),            \
-                xshmemi_h_get##BITS(dest, source, nelems, pe));                                   \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) { \
-    XSHMEMI_SEL(xshmem::dev::putmem_nbi(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe),        \
-                xshmemi_h_put##BITS##_nbi(dest, source, nelems, pe));                             \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) { \
-    XSHMEMI_SEL(xshmem::dev::getmem_nbi(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe),        \
-                xshmemi_h_get##BITS##_nbi(dest, source, nelems, pe));                             \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
-                                    size_t nelems, int pe) {                                      \
-    XSHMEMI_SEL(xshmem::dev::iput(XSHMEMI_DS, static_cast<T *>(dest),                             \
-                                  static_cast<const T *>(source), dst, sst, nelems, pe),          \
-                xshmemi_h_iput##BITS(dest, source, dst, sst, nelems, pe));                        \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
-                                    size_t nelems, int pe) {                                      \
-    XSHMEMI_SEL(xshmem::dev::iget(XSHMEMI_DS, static_cast<T *>(dest),                             \
-                                  static_cast<const T *>(source), dst, sst, nelems, pe),          \
-                xshmemi_h_iget##BITS(dest, source, dst, sst, nelems, pe));                        \
+#define XSHMEMI_SIZED(BITS, T)                                                                     \
+  extern "C" void xshmemi_h_put##BITS(void *, const void *, size_t, int);                          \
+  extern "C" void xshmemi_h_get##BITS(void *, const void *, size_t, int);                          \
+  extern "C" void xshmemi_h_put##BITS##_nbi(void *, const void *, size_t, int);                    \
+  extern "C" void xshmemi_h_get##BITS##_nbi(void *, const void *, size_t, int);                    \
+  extern "C" void xshmemi_h_iput##BITS(void *, const void *, ptrdiff_t, ptrdiff_t, size_t, int);   \
+  extern "C" void xshmemi_h_iget##BITS(void *, const void *, ptrdiff_t, ptrdiff_t, size_t, int);   \
+  XSHMEMI_HD void xshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe) {        \
+    XSHMEMI_SEL(xshmem::dev::putmem(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe),             \
+                xshmemi_h_put##BITS(dest, source, nelems, pe));                                    \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe) {        \
+    XSHMEMI_SEL(xshmem::dev::getmem(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe),             \
+                xshmemi_h_get##BITS(dest, source, nelems, pe));                                    \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) {  \
+    XSHMEMI_SEL(xshmem::dev::putmem_nbi(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe),         \
+                xshmemi_h_put##BITS##_nbi(dest, source, nelems, pe));                              \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) {  \
+    XSHMEMI_SEL(xshmem::dev::getmem_nbi(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe),         \
+                xshmemi_h_get##BITS##_nbi(dest, source, nelems, pe));                              \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,  \
+                                    size_t nelems, int pe) {                                       \
+    XSHMEMI_SEL(xshmem::dev::iput(XSHMEMI_DS, static_cast<T *>(dest),                              \
+                                  static_cast<const T *>(source), dst, sst, nelems, pe),           \
+                xshmemi_h_iput##BITS(dest, source, dst, sst, nelems, pe));                         \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,  \
+                                    size_t nelems, int pe) {                                       \
+    XSHMEMI_SEL(xshmem::dev::iget(XSHMEMI_DS, static_cast<T *>(dest),                              \
+                                  static_cast<const T *>(source), dst, sst, nelems, pe),           \
+                xshmemi_h_iget##BITS(dest, source, dst, sst, nelems, pe));                         \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_put##BITS##_warp(void *dest, const void *source, size_t nelems, int pe) { \
+    xshmem::dev::putmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                    \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_get##BITS##_warp(void *dest, const void *source, size_t nelems, int pe) { \
+    xshmem::dev::getmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                    \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_put##BITS##_nbi_warp(void *dest, const void *source, size_t nelems,       \
+                                              int pe) {                                            \
+    xshmem::dev::putmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                    \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_get##BITS##_nbi_warp(void *dest, const void *source, size_t nelems,       \
+                                              int pe) {                                            \
+    xshmem::dev::getmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                    \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_put##BITS##_block(void *dest, const void *source, size_t nelems,          \
+                                           int pe) {                                               \
+    xshmem::dev::putmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_get##BITS##_block(void *dest, const void *source, size_t nelems,          \
+                                           int pe) {                                               \
+    xshmem::dev::getmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_put##BITS##_nbi_block(void *dest, const void *source, size_t nelems,      \
+                                               int pe) {                                           \
+    xshmem::dev::putmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_get##BITS##_nbi_block(void *dest, const void *source, size_t nelems,      \
+                                               int pe) {                                           \
+    xshmem::dev::getmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_iput##BITS##_warp(void *dest, const void *source, ptrdiff_t dst,          \
+                                           ptrdiff_t sst, size_t nelems, int pe) {                 \
+    xshmem::dev::iput_group<xshmem::dev::warp_group>(                                              \
+        XSHMEMI_DS, static_cast<T *>(dest), static_cast<const T *>(source), dst, sst, nelems, pe); \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_iget##BITS##_warp(void *dest, const void *source, ptrdiff_t dst,          \
+                                           ptrdiff_t sst, size_t nelems, int pe) {                 \
+    xshmem::dev::iget_group<xshmem::dev::warp_group>(                                              \
+        XSHMEMI_DS, static_cast<T *>(dest), static_cast<const T *>(source), dst, sst, nelems, pe); \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_iput##BITS##_block(void *dest, const void *source, ptrdiff_t dst,         \
+                                            ptrdiff_t sst, size_t nelems, int pe) {                \
+    xshmem::dev::iput_group<xshmem::dev::block_group>(                                             \
+        XSHMEMI_DS, static_cast<T *>(dest), static_cast<const T *>(source), dst, sst, nelems, pe); \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_iget##BITS##_block(void *dest, const void *source, ptrdiff_t dst,         \
+                                            ptrdiff_t sst, size_t nelems, int pe) {                \
+    xshmem::dev::iget_group<xshmem::dev::block_group>(                                             \
+        XSHMEMI_DS, static_cast<T *>(dest), static_cast<const T *>(source), dst, sst, nelems, pe); \
   }
 XSHMEM_SIZED_TYPES(XSHMEMI_SIZED)
 XSHMEMI_SIZED(128, xshmemi_bits128_t)

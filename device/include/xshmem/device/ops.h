@@ -128,6 +128,15 @@ XSHMEM_HD_INLINE void dcheck_align(const state_t &s, int32_t op, int pe, const v
   (void)s, (void)op, (void)pe, (void)addr, (void)align;
 #endif
 }
+XSHMEM_HD_INLINE void dcheck_buffer(const state_t &s, int32_t op, int pe, const void *local,
+                                    size_t size) {
+#if defined(__CUDA_ARCH__) && XSHMEM_DEVICE_CHECKS
+  if (s.device_checks && size != 0 && local == nullptr)
+    device_check_failed(s.device_error, kDevCheckNull, op, pe, nullptr, size, 0);
+#else
+  (void)s, (void)op, (void)pe, (void)local, (void)size;
+#endif
+}
 // pe, then [addr, addr + size) symmetric (the usual RMA pair).
 XSHMEM_HD_INLINE void dcheck_remote(const state_t &s, int32_t op, int pe, const void *addr,
                                     size_t size) {

@@ -21,6 +21,7 @@ XSHMEM_HD_INLINE void putmem(const state_t &s, void *dest, const void *source, s
                              int pe) {
   if (nbytes == 0) return;
   dcheck_remote(s, kDevOpPut, pe, dest, nbytes);
+  dcheck_buffer(s, kDevOpPut, pe, source, nbytes);
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::put(lsa_addr(s, dest, pe), source, nbytes);
@@ -35,6 +36,7 @@ XSHMEM_HD_INLINE void getmem(const state_t &s, void *dest, const void *source, s
                              int pe) {
   if (nbytes == 0) return;
   dcheck_remote(s, kDevOpGet, pe, source, nbytes);
+  dcheck_buffer(s, kDevOpGet, pe, dest, nbytes);
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       lsa::get(dest, lsa_addr(s, source, pe), nbytes);

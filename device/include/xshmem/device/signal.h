@@ -20,6 +20,7 @@ namespace xshmem::dev {
 XSHMEM_HD_INLINE void putmem_signal(const state_t &s, void *dest, const void *source, size_t nbytes,
                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
   dcheck_remote(s, kDevOpPutSignal, pe, dest, nbytes);
+  dcheck_buffer(s, kDevOpPutSignal, pe, source, nbytes);
   dcheck_sym(s, kDevOpPutSignal, pe, sig_addr, sizeof(uint64_t));
   dcheck_align(s, kDevOpPutSignal, pe, sig_addr, sizeof(uint64_t));
   switch (peer_path(s, pe)) {

@@ -53,6 +53,7 @@ enum device_check_code : int32_t {
   kDevCheckPe = 1,         // pe out of range
   kDevCheckSymmetric = 2,  // [addr, addr + size) not inside the symmetric heap
   kDevCheckAlign = 3,      // addr not a multiple of `align`
+  kDevCheckNull = 4,       // a local buffer is NULL with `size` bytes to move
 };
 // Which device call family met it (the diagnostic names it).
 enum device_check_op : int32_t {
