@@ -34,6 +34,8 @@ if [ -x bin/gpu_err_device ]; then
   for sc in bad_pe_put bad_pe_atomic nonsym_put misaligned_atomic past_heap_get null_put; do
     run err11_$sc 60 -- bash death_check.sh --np 2 --regex "xshmem: device [a-z_]+ \(block 3,0,0 thread 5,0,0\): .*\(pe 0\)" --max-seconds 10 -- $R -n 2 bin/gpu_err_device $sc
   done
+  # Returning from main without finalize: the processes exit (status of the launcher logged).
+  run exit_without_finalize 30 -- $R -n 2 bin/gpu_err_device_unchecked no_finalize
   run err11_unchecked 60 -- bash death_check.sh --np 2 --status 87 --regex "xshmem: device kernel: the GPU context failed .*\(pe 0\)" --max-seconds 10 -- $R -n 2 bin/gpu_err_device_unchecked misaligned_atomic
 fi
 run example_ring_4pe 60 -- $R -n 4 bin/xshmem-example-ring

@@ -5,9 +5,10 @@
 // (checked by tests/conformance/death_check.sh). No PE may be left spinning in its device wait.
 //
 // Usage: err_device <scenario>; scenarios: bad_pe_put, bad_pe_atomic, nonsym_put,
-// misaligned_atomic, past_heap_get, null_put (ERR-09 from a device thread). PE 0 makes the mistake
-// from block 3, thread 5; every other PE waits on its own `never` word in a kernel (and so does PE
-// 0's block 0).
+// misaligned_atomic, past_heap_get, null_put (ERR-09 from a device thread); no_finalize (no
+// mistake: every PE returns from main without xshmem_finalize, and the processes must exit). PE 0
+// makes the mistake from block 3, thread 5; every other PE waits on its own `never` word in a
+// kernel (and so does PE 0's block 0).
 #include <cuda_runtime.h>
 #include <xshmem/xshmem.h>
 #include <xshmem/xshmemx.h>
@@ -15,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 namespace {
 
@@ -25,6 +27,7 @@ enum Scenario {
   kMisalignedAtomic,
   kPastHeapGet,
   kNullPut,
+  kNoFinalize,
   kNone
 };
 
@@ -74,8 +77,8 @@ int main(int argc, char **argv) {
            e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
     return 77;
   }
-  const char *names[] = {"bad_pe_put",        "bad_pe_atomic", "nonsym_put",
-                         "misaligned_atomic", "past_heap_get", "null_put"};
+  const char *names[] = {"bad_pe_put",    "bad_pe_atomic", "nonsym_put", "misaligned_atomic",
+                         "past_heap_get", "null_put",      "no_finalize"};
   int scenario = kNone;
   for (int i = 0; i < kNone; ++i) {
     if (argc > 1 && strcmp(argv[1], names[i]) == 0) scenario = i;
@@ -83,7 +86,7 @@ int main(int argc, char **argv) {
   if (scenario == kNone) {
     fprintf(stderr,
             "usage: err_device bad_pe_put|bad_pe_atomic|nonsym_put|misaligned_atomic|"
-            "past_heap_get|null_put\n");
+            "past_heap_get|null_put|no_finalize\n");
     return 2;
   }
   xshmem_init();
@@ -103,10 +106,20 @@ int main(int argc, char **argv) {
   xshmem_barrier_all();
   if (me == 0) printf("err_device: %s, %d PEs\n", names[scenario], npes);
   fflush(stdout);
+  if (scenario == kNoFinalize) {
+    // Returns from main without xshmem_finalize while the runtime's threads run: the process
+    // must still exit (no hang, no crash in exit handlers); the launcher sees the PEs leave.
+    return 0;
+  }
   mistake_kernel<<<4, 32>>>(scenario, never, sym, private_buf, npes);
   e = cudaDeviceSynchronize();
-  // Reaching this line at all means the runtime did not stop the job first.
-  fprintf(stderr, "pe %d: kernel ended (%s) and the job is still running\n", me,
+  // The kernel failed (or never ends on the waiting PE). The runtime must stop the job on its own
+  // within seconds: stay alive long enough that an early exit of this program cannot be what
+  // ended it, then fail.
+  fprintf(stderr, "pe %d: kernel ended (%s); waiting for the runtime to stop the job\n", me,
           cudaGetErrorString(e));
+  fflush(stderr);
+  sleep(15);
+  fprintf(stderr, "pe %d: the job is still running 15 s later\n", me);
   return 3;
 }

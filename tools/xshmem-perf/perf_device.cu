@@ -84,6 +84,16 @@ __global__ void put_bw_kernel(uint8_t *dst, const uint8_t *src, size_t chunk, in
   if (threadIdx.x == 0) xshmem_quiet();
 }
 
+// The reference's get_bw_kernel: every block gets its chunk `iters` times, then one quiet.
+__global__ void get_bw_kernel(uint8_t *dst, const uint8_t *src, size_t chunk, int peer, int iters) {
+  for (int it = 0; it < iters; ++it) {
+    const size_t off = size_t{blockIdx.x} * chunk;
+    xshmemx_getmem_nbi_block(dst + off, src + off, chunk, peer);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) xshmem_quiet();
+}
+
 // Sequence numbers continue across launches (base), so no flag is reset between repetitions.
 __global__ void p_pingpong_kernel(int *flag, int me, int peer, int base, int iters,
                                   unsigned long long *ns) {
@@ -316,6 +326,55 @@ void put_bw(Context &ctx) {
   }
   put_case(ctx, gpu, dst.get(), src.get(), "dev.put_bw_unaligned_1GiB", big, 66, 256, 5, 1,
            "66x256, chunk " + std::to_string(big / 66) + " B");
+}
+
+// PE 0 gets from PE 1 with the reference's grids and sizes (blocks = size / 4 KiB, at most 264, x
+// 512 threads); PE 0 checks the bytes of the last launch. As in the reference, the small sizes
+// read the same remote bytes again and again (the peer's L2 serves them).
+void get_bw(Context &ctx) {
+  const size_t big = size_t{1} << 30;
+  auto src = sym_alloc<uint8_t>(ctx, big);
+  auto dst = sym_alloc<uint8_t>(ctx, big);
+  Gpu gpu;
+  for (size_t size :
+       {size_t{4096}, size_t{65536}, size_t{1} << 20, size_t{16} << 20, size_t{256} << 20, big}) {
+    const int blocks = static_cast<int>(std::min<size_t>(size / 4096 ? size / 4096 : 1, 264));
+    const int iters = size >= (size_t{256} << 20) ? 5 : 50;
+    const size_t chunk = size / static_cast<size_t>(blocks), moved = chunk * blocks;
+    const uint64_t seed = 0x6E7ull ^ size;
+    if (ctx.me == kReceiver) gpu.fill(src.get(), moved, seed);
+    if (ctx.me == kSender) {
+      PERF_CUDA(cudaMemsetAsync(dst.get(), 0xA5, moved, gpu.st));
+      gpu.sync();
+    }
+    xshmem_barrier_all();
+    std::vector<double> gbps;
+    bool ok = true;
+    if (ctx.me == kSender) {
+      get_bw_kernel<<<blocks, 512, 0, gpu.st>>>(dst.get(), src.get(), chunk, kReceiver, 2);
+      gpu.sync();
+      for (unsigned rep = 0; rep < ctx.opt.reps; ++rep) {
+        PERF_CUDA(cudaEventRecord(gpu.e0, gpu.st));
+        get_bw_kernel<<<blocks, 512, 0, gpu.st>>>(dst.get(), src.get(), chunk, kReceiver, iters);
+        PERF_CUDA(cudaEventRecord(gpu.e1, gpu.st));
+        PERF_CUDA(cudaGetLastError());
+        PERF_CUDA(cudaEventSynchronize(gpu.e1));
+        float ms = 0;
+        PERF_CUDA(cudaEventElapsedTime(&ms, gpu.e0, gpu.e1));
+        gbps.push_back(static_cast<double>(moved) * iters / ms / 1e6);
+      }
+      const size_t off = gpu.check(dst.get(), moved, seed);
+      if (off != SIZE_MAX) {
+        std::fprintf(stderr, "xshmem-perf: pe %d: dev.get_bw size %zu: wrong data at byte %zu\n",
+                     ctx.me, size, off);
+        ok = false;
+      }
+    }
+    xshmem_barrier_all();
+    ok = ctx.all_ok(ok);
+    ctx.record("dev.get_bw", size, gbps, "GB/s", static_cast<uint64_t>(iters), ok,
+               grid_text(blocks, 512) + (size <= (size_t{1} << 20) ? ", same bytes re-read" : ""));
+  }
 }
 
 // Both PEs put 1 GiB into each other at once (264 x 512); PE 0's figure per direction.
@@ -597,6 +656,8 @@ const MetricDef kDeviceMetrics[] = {
      nullptr},
     {"dev.put_bw_unaligned_1GiB", "GB/s", Where::kDevice, 2,
      "dev.put_bw 1 GiB, 66 x 256, chunk per block not 16-byte aligned", nullptr},
+    {"dev.get_bw", "GB/s", Where::kDevice, 2,
+     "kernel xshmemx_getmem_nbi_block + quiet from PE 1, the reference's grids and sizes", get_bw},
     {"dev.put_bw_bidir_per_dir_1GiB", "GB/s", Where::kDevice, 2,
      "both PEs put 1 GiB into each other at once (264 x 512), per direction", put_bw_bidir},
     {"dev.p_pingpong_half_rtt", "us", Where::kDevice, 2,

@@ -202,7 +202,10 @@ void HeapMemory::release_device() {
   (void)cudaGetLastError();
   uncommit(0);
   if (d && reserve_base_) {
-    if (CUresult r = d->cuMemAddressFree(reserve_base_, reserve_size_); r != CUDA_SUCCESS)
+    // DEINITIALIZED: the process is exiting without xshmem_finalize and the driver has already
+    // torn the context down with everything in it; nothing is left to free.
+    if (CUresult r = d->cuMemAddressFree(reserve_base_, reserve_size_);
+        r != CUDA_SUCCESS && r != CUDA_ERROR_DEINITIALIZED)
       XLOG_WARN(kSubsys, "%s", cu_error("cuMemAddressFree", r).c_str());
   }
   reserve_base_ = 0;

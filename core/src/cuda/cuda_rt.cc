@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -39,10 +40,10 @@ struct Gpu {
 };
 Gpu g_gpu;
 
-// How often the watchdog looks at the mailbox, and every how many looks it asks CUDA whether the
-// context has failed.
+// How often the watchdog looks at the mailbox and asks CUDA whether the context has failed
+// (cudaStreamQuery on the idle internal stream: a few microseconds).
 constexpr auto kWatchdogPeriod = std::chrono::milliseconds(10);
-constexpr int kContextCheckEvery = 10;
+constexpr int kContextCheckEvery = 1;
 
 const char *device_op_name(int32_t op) {
   switch (op) {
@@ -92,6 +93,27 @@ bool context_lost(cudaError_t e) {
 // Stops the job when a GPU thread of this PE reported a checked-mode violation (ERR-11) or the
 // context failed: peers waiting on this PE inside kernels would otherwise wait forever, and this
 // PE's host thread may be blocked in a synchronize that never returns an error it checks.
+void watchdog_main(int device);
+
+// Stops and joins the watchdog (finalize, or process exit without finalize).
+void stop_watchdog() {
+  if (!g_gpu.watchdog.joinable() || g_gpu.watchdog.get_id() == std::this_thread::get_id()) return;
+  {
+    std::lock_guard<std::mutex> lock(g_gpu.mu);
+    g_gpu.stop = true;
+  }
+  g_gpu.cv.notify_all();
+  g_gpu.watchdog.join();
+}
+
+// A process that returns from main (or calls exit) without xshmem_finalize: stop the watchdog
+// before static destructors and the CUDA runtime's own exit handlers run (registered after the
+// runtime's, so it runs before them). A joinable std::thread would otherwise terminate the
+// process, or the runtime's teardown could wait on the watchdog's CUDA call.
+void stop_watchdog_at_exit() {
+  stop_watchdog();
+}
+
 void watchdog_main(int device) {
   (void)cudaSetDevice(device);
   std::unique_lock<std::mutex> lock(g_gpu.mu);
@@ -366,19 +388,14 @@ Status open(int device) {
   g_gpu.device = device;
   g_gpu.stop = false;
   g_gpu.watchdog = std::thread(watchdog_main, device);
+  static std::once_flag at_exit;
+  std::call_once(at_exit, [] { atexit(stop_watchdog_at_exit); });
   return XSHMEM_SUCCESS;
 }
 
 void close() {
   if (g_gpu.device < 0) return;
-  if (g_gpu.watchdog.joinable()) {
-    {
-      std::lock_guard<std::mutex> lock(g_gpu.mu);
-      g_gpu.stop = true;
-    }
-    g_gpu.cv.notify_all();
-    g_gpu.watchdog.join();
-  }
+  stop_watchdog();
   (void)cudaSetDevice(g_gpu.device);
   if (g_gpu.stream) {
     (void)cudaStreamSynchronize(g_gpu.stream);
