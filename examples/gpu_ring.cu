@@ -66,8 +66,13 @@ int main() {
   CHECK_CUDA(cudaMalloc(&scratch, kWords * sizeof(int)));
   xshmem_barrier_all();
 
-  ring<<<1, 256>>>(msg, scratch, sig, laps);
-  CHECK_CUDA(cudaGetLastError());
+  // The kernel waits for its left neighbour's signal: a kernel that waits on other PEs (or on
+  // other blocks) goes through xshmemx_collective_launch, which refuses a grid that cannot be
+  // resident at once instead of letting it deadlock.
+  int lap_count = laps;
+  void *args[] = {&msg, &scratch, &sig, &lap_count};
+  CHECK_CUDA(xshmemx_collective_launch(reinterpret_cast<const void *>(ring), dim3(1), dim3(256),
+                                       args, 0, nullptr));
   CHECK_CUDA(cudaDeviceSynchronize());
   xshmem_barrier_all();
 

@@ -63,8 +63,24 @@ void device_barrier(uint64_t *counter, int kind) {
   GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t)));
   gt::barrier();
   dim3 block = kind == 2 || kind == 5 ? dim3(8, 4, 3) : dim3(64);
-  coll_kernel<<<1, block>>>(counter, kind, gt::npes);
+  int npes = gt::npes;
+  void *args[] = {&counter, &kind, &npes};
+  GT_CUDA(xshmemx_collective_launch(reinterpret_cast<const void *>(coll_kernel), dim3(1), block,
+                                    args, 0, nullptr));
   gt::device_sync("coll kernel");
+}
+
+// xshmemx_collective_launch refuses a grid one block larger than what fits at once, and
+// launches one that fits.
+void collective_launch_limits(uint64_t *counter) {
+  GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t)));
+  const int fit = gt::max_resident_blocks(coll_kernel, 64);
+  int kind = 0, npes = gt::npes;
+  void *args[] = {&counter, &kind, &npes};
+  cudaError_t e = xshmemx_collective_launch(reinterpret_cast<const void *>(coll_kernel),
+                                            dim3(fit + 1), dim3(64), args, 0, nullptr);
+  GT_CHECK(e == cudaErrorCooperativeLaunchTooLarge, fit + 1, cudaErrorCooperativeLaunchTooLarge, e);
+  (void)cudaGetLastError();
 }
 
 void host_barrier(uint64_t *counter, bool on_stream) {
@@ -100,6 +116,8 @@ int main() {
   gt::run("COLL-02 quiet+sync_all x1000 T", [&] { device_barrier(counter, 3); });
   gt::run("COLL-02 quiet+sync_all_warp x1000 W", [&] { device_barrier(counter, 4); });
   gt::run("COLL-02 quiet+sync_all_block x1000 B", [&] { device_barrier(counter, 5); });
+  gt::run("COLL-01 collective launch refuses an oversized grid H",
+          [&] { collective_launch_limits(counter); });
   gt::run("COLL-01 barrier_all x250 H", [&] { host_barrier(counter, false); });
   gt::run("COLL-01 barrier_all_on_stream x1000 S", [&] { host_barrier(counter, true); });
   xshmem_free(counter);

@@ -687,6 +687,35 @@ XSHMEMI_D void xshmemx_sync_all_warp(void) {
   xshmem::dev::sync_all_warp(XSHMEMI_DS);
 }
 
+// Launches a kernel whose blocks wait for each other or for other PEs (barriers, wait_until,
+// flags set by another block) so that every block is resident at once: a grid larger than what
+// fits on this GPU is refused (one line on stderr, cudaErrorCooperativeLaunchTooLarge) instead of
+// deadlocking. Cooperative launch where the device supports it. Arguments as cudaLaunchKernel's;
+// every PE launches its own (a collective launch in NVSHMEM's sense: all PEs' kernels must be
+// running for the waits to end).
+inline cudaError_t xshmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args,
+                                             size_t shared_mem, cudaStream_t stream) {
+  int dev = 0, sms = 0, per_sm = 0, coop = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev);
+  if (e == cudaSuccess)
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, block.x * block.y * block.z,
+                                                      shared_mem);
+  if (e != cudaSuccess) return e;
+  const long long blocks = static_cast<long long>(grid.x) * grid.y * grid.z;
+  if (blocks > static_cast<long long>(sms) * per_sm) {
+    fprintf(stderr,
+            "xshmem: xshmemx_collective_launch: grid of %lld blocks of %u threads does not fit "
+            "at once on this GPU (%d SMs x %d blocks); launch at most %lld (pe %d)\n",
+            blocks, block.x * block.y * block.z, sms, per_sm, static_cast<long long>(sms) * per_sm,
+            xshmemi_h_my_pe());
+    return cudaErrorCooperativeLaunchTooLarge;
+  }
+  return coop ? cudaLaunchCooperativeKernel(func, grid, block, args, shared_mem, stream)
+              : cudaLaunchKernel(func, grid, block, args, shared_mem, stream);
+}
+
 #undef XSHMEMI_D
 #undef XSHMEMI_HD
 #undef XSHMEMI_DS
