@@ -25,6 +25,7 @@
 #include "log.h"
 #include "node_ipc.h"
 #include "runtime.h"
+#include "team.h"
 
 namespace xshmem::core {
 namespace {
@@ -537,14 +538,24 @@ Status build_state() {
   s.heap_size = g_rt.heap.size();
   s.peers = g_rt.peers.data();
   s.internal = static_cast<dev::internal_region_t *>(g_rt.heap.base());
-  s.sync_epoch = 0;
   s.on_bad_path = on_bad_path;
   s.transport_names = g_rt.peer_transport.data();
+  s.teams = team::init_predefined(s, g_rt.host_id);
   // GPU heaps: the copy kernels use, handed to every CUDA module of the program.
   XSHMEM_CHECK(cuda::publish_state(s));
   notify_device_state_sinks();
   return XSHMEM_SUCCESS;
 }
+
+}  // namespace
+
+Status republish_state() {
+  XSHMEM_CHECK(cuda::publish_state(g_rt.state));
+  notify_device_state_sinks();
+  return XSHMEM_SUCCESS;
+}
+
+namespace {
 
 // Undoes whatever init step had completed (also used on a failed init).
 void teardown() {
@@ -552,6 +563,7 @@ void teardown() {
   reset_device_state_sinks();
   cuda::close();  // internal stream, device state
   g_rt.state = dev::state_t{};
+  team::reset();
   g_rt.peers.clear();
   g_rt.peer_transport.clear();
   g_rt.heap.release();

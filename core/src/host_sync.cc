@@ -16,9 +16,9 @@ void world_sync() {
   XSHMEM_IF_GPU_HEAP {
     return gpu::world_sync(false);
   }
-  dev::state_t &s = state();
-  // Every PE counts its syncs the same way, so the epochs agree without communication.
-  dev::sync_all(s, ++s.sync_epoch);
+  // Every PE counts its syncs the same way (the epoch word of the world's slot in its heap), so
+  // the epochs agree without communication.
+  dev::sync_all(state());
 }
 
 }  // namespace xshmem::core

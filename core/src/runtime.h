@@ -39,6 +39,10 @@ const xshmem_core_services_v1_t *services();
 Status oob_allgather(const void *in, void *out, size_t len_per_pe);
 Status oob_barrier();
 
+// Publishes state() again to GPU kernels after a change of its tables (teams): a new device
+// copy, and every kernel module's copy of the state refreshed.
+Status republish_state();
+
 // World synchronisation on the data path (dissemination over the path code): every PE arrives
 // before any leaves. quiet first for barrier semantics.
 void world_sync();

@@ -19,8 +19,8 @@ namespace xd = xshmem::dev;
 
 namespace {
 
-constexpr size_t kHeapBytes = 64 * 1024;
-constexpr size_t kUserOffset = 4096;  // past the internal region
+constexpr size_t kUserOffset = (sizeof(xshmem::dev::internal_region_t) + 4095) / 4096 * 4096;
+constexpr size_t kHeapBytes = kUserOffset + 64 * 1024;  // the internal region, then user data
 constexpr unsigned char kPoison = 0xA5;
 constexpr size_t kGuard = 64;
 
@@ -482,8 +482,10 @@ TEST_CASE("waits return once another thread updates the word", "[path][p2p]") {
 TEST_CASE("sync_all with one pe returns at once and touches nothing", "[path][sync]") {
   FakeJob job(1);
   xd::state_t s = job.state(0);
-  for (uint64_t epoch = 1; epoch <= 3; ++epoch) xd::sync_all(s, epoch);
-  for (int k = 0; k < xd::internal_region_t::kMaxRounds; ++k) CHECK(s.internal->sync_flags[k] == 0);
+  for (int i = 0; i < 3; ++i) xd::sync_all(s);
+  for (int k = 0; k < xd::internal_region_t::kMaxRounds; ++k)
+    CHECK(s.internal->team[0].flags[k] == 0);
+  CHECK(s.internal->team[0].epoch == 3);
 }
 
 TEST_CASE("sync_all: no fake pe leaves before all arrived, for any pe count", "[path][sync]") {
@@ -498,7 +500,7 @@ TEST_CASE("sync_all: no fake pe leaves before all arrived, for any pe count", "[
         xd::state_t s = job.state(me);
         for (uint64_t e = 1; e <= epochs; ++e) {
           arrived.fetch_add(1);
-          xd::sync_all(s, e);
+          xd::sync_all(s);
           if (arrived.load() < e * static_cast<uint64_t>(n)) early.fetch_add(1);
         }
       });
@@ -507,13 +509,13 @@ TEST_CASE("sync_all: no fake pe leaves before all arrived, for any pe count", "[
     INFO("n " << n);
     CHECK(early.load() == 0);
     CHECK(arrived.load() == epochs * static_cast<uint64_t>(n));
-    // Each round's counter at each PE counts one arrival per sync.
+    // Each round's flag at each PE holds the last sync's epoch.
     int rounds = 0;
     while ((1 << rounds) < n) ++rounds;
     for (int pe = 0; pe < n; ++pe) {
       auto *in = reinterpret_cast<xd::internal_region_t *>(job.at(pe, 0));
       for (int k = 0; k < xd::internal_region_t::kMaxRounds; ++k) {
-        CHECK(in->sync_flags[k] == (k < rounds ? epochs : 0));
+        CHECK(in->team[0].flags[k] == (k < rounds ? epochs : 0));
       }
     }
   }

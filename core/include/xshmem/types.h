@@ -56,6 +56,22 @@
 #define XSHMEM_SIGNAL_SET 0
 #define XSHMEM_SIGNAL_ADD 1
 
+/* Teams. A handle names the same team on every member; XSHMEM_TEAM_INVALID is not a team. */
+typedef int32_t xshmem_team_t;
+#define XSHMEM_TEAM_INVALID ((xshmem_team_t)-1)
+#define XSHMEM_TEAM_WORLD ((xshmem_team_t)0)
+/* The PEs this PE can load and store directly (xshmem_ptr non-NULL), this PE included. */
+#define XSHMEM_TEAM_SHARED ((xshmem_team_t)1)
+/* The PEs on this PE's node. */
+#define XSHMEMX_TEAM_NODE ((xshmem_team_t)2)
+/* Teams that can exist at once on a PE, the predefined three included. */
+#define XSHMEM_MAX_TEAMS 64
+/* team_get_config / team_split_* configuration. */
+typedef struct xshmem_team_config {
+  int num_contexts; /* contexts the team's creator means to create on it (a hint) */
+} xshmem_team_config_t;
+#define XSHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+
 /* Library version (info_get_version). */
 #define XSHMEM_MAJOR_VERSION 1
 #define XSHMEM_MINOR_VERSION 5

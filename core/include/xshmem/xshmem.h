@@ -83,6 +83,46 @@ int xshmem_addr_accessible(const void *addr, int pe);
 /* 1 if `pe` is a PE of this job that this PE can communicate with, else 0. */
 int xshmem_pe_accessible(int pe);
 
+/* ---- Teams --------------------------------------------------------------------------------- */
+
+/* Splits `parent` (collective over its members, identical arguments): the new team holds the
+ * parent's PEs start, start + stride, ... (size of them; a negative stride reverses the order;
+ * stride 0 only with size 1). Returns 0 on every parent PE and *new_team = the team on members,
+ * XSHMEM_TEAM_INVALID elsewhere; nonzero and XSHMEM_TEAM_INVALID on every PE when the triplet is
+ * out of range, the parent is not a team of this PE, or no team slot is free on some member.
+ * The team is usable at once. `config` (may be NULL) is read for the bits of `config_mask`. */
+int xshmem_team_split_strided(xshmem_team_t parent, int start, int stride, int size,
+                              const xshmem_team_config_t *config, long config_mask,
+                              xshmem_team_t *new_team);
+/* Splits `parent` into a 2D grid with `xrange` columns (xrange > size acts as size): the x-team
+ * of a PE is its row (parent PEs with the same index / xrange), the y-team its column (same
+ * index % xrange); the last row may be short. 0 on success on every PE, else nonzero and both
+ * handles XSHMEM_TEAM_INVALID on every PE. */
+int xshmem_team_split_2d(xshmem_team_t parent, int xrange, const xshmem_team_config_t *xaxis_config,
+                         long xaxis_mask, xshmem_team_t *xaxis_team,
+                         const xshmem_team_config_t *yaxis_config, long yaxis_mask,
+                         xshmem_team_t *yaxis_team);
+/* Collective over the team's members: releases the team (and its contexts). No-op for
+ * XSHMEM_TEAM_INVALID; the predefined teams cannot be destroyed (checked mode stops the job). */
+void xshmem_team_destroy(xshmem_team_t team);
+/* The configuration the team was created with (bits of `config_mask`); 0, or nonzero for a
+ * handle that is not a team of this PE. */
+int xshmem_team_get_config(xshmem_team_t team, long config_mask, xshmem_team_config_t *config);
+#ifndef XSHMEM_DEVICE_API
+/* This PE's number in `team`, and the team's size; -1 for a handle that is not a team of this
+ * PE. */
+int xshmem_team_my_pe(xshmem_team_t team);
+int xshmem_team_n_pes(xshmem_team_t team);
+/* The number in `dest_team` of PE `src_pe` of `src_team`, or -1 (not a member, invalid team or
+ * PE). */
+int xshmem_team_translate_pe(xshmem_team_t src_team, int src_pe, xshmem_team_t dest_team);
+/* xshmem_ptr with a team-relative PE number. */
+void *xshmem_team_ptr(xshmem_team_t team, const void *dest, int pe);
+/* Every member of `team` arrives before any leaves; this PE's stores before the call are visible
+ * to every member after it (remote updates are not completed: quiet first). Returns 0. */
+int xshmem_team_sync(xshmem_team_t team);
+#endif
+
 /* ---- Symmetric memory (collective over the world; identical arguments on every PE) --------- */
 
 /* Size 0 returns NULL without synchronising. Failure (heap exhausted) returns NULL on every PE.

@@ -416,7 +416,9 @@ Status publish_state(const dev::state_t &host) {
   (void)cudaSetDevice(g_gpu.device);
   const size_t peers_off = (sizeof(dev::state_t) + 15) / 16 * 16;
   const size_t n = host.n_pes > 0 ? static_cast<size_t>(host.n_pes) : 0;
-  const size_t bytes = peers_off + n * sizeof(dev::peer_t);
+  const size_t teams_off = (peers_off + n * sizeof(dev::peer_t) + 15) / 16 * 16;
+  const size_t nteams = host.teams != nullptr ? dev::internal_region_t::kMaxTeams : 0;
+  const size_t bytes = teams_off + nteams * sizeof(dev::team_t);
   void *buf = nullptr;
   if (cudaError_t e = cudaMalloc(&buf, bytes); e != cudaSuccess) {
     XLOG_ERROR(kSubsys, "cannot allocate %zu bytes for the device state: %s", bytes,
@@ -425,6 +427,8 @@ Status publish_state(const dev::state_t &host) {
   }
   dev::state_t s = host;
   s.peers = reinterpret_cast<dev::peer_t *>(static_cast<char *>(buf) + peers_off);
+  s.teams =
+      nteams ? reinterpret_cast<dev::team_t *>(static_cast<char *>(buf) + teams_off) : nullptr;
   s.on_bad_path = nullptr;  // host function pointers mean nothing on the GPU
   s.transport_names = nullptr;
   s.device_checks = core::checks_enabled() ? 1 : 0;
@@ -432,6 +436,7 @@ Status publish_state(const dev::state_t &host) {
   std::vector<unsigned char> image(bytes, 0);
   memcpy(image.data(), &s, sizeof(s));
   if (n) memcpy(image.data() + peers_off, host.peers, n * sizeof(dev::peer_t));
+  if (nteams) memcpy(image.data() + teams_off, host.teams, nteams * sizeof(dev::team_t));
   if (cudaError_t e = cudaMemcpy(buf, image.data(), bytes, cudaMemcpyHostToDevice);
       e != cudaSuccess) {
     XLOG_ERROR(kSubsys, "cannot copy the device state: %s", rt_error("cudaMemcpy", e).c_str());

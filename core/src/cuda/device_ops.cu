@@ -108,6 +108,17 @@ __global__ void sync_kernel(const dev::state_t *ds, bool barrier) {
   }
 }
 
+__global__ void team_kernel(const dev::state_t *ds, int team, int kind, uint64_t value, int op) {
+  const dev::team_t t = dev::team_of(*ds, team);
+  if (kind == 0) {
+    dev::team_sync(*ds, t);
+  } else if (kind == 1) {
+    dev::team_barrier(*ds, t);
+  } else {
+    ds->internal->host_result = dev::team_allreduce_word(*ds, t, value, op);
+  }
+}
+
 void launched(const char *what) {
   check(what, cudaGetLastError());
 }
@@ -184,6 +195,15 @@ void world_sync(bool barrier) {
   sync(internal(), "world sync kernel");
 }
 
+uint64_t team_op(int team, int kind, uint64_t value, int op) {
+  team_kernel<<<1, 1, 0, internal()>>>(dstate("team operation"), team, kind, value, op);
+  launched("team kernel launch");
+  sync(internal(), "team kernel");
+  uint64_t result = 0;
+  if (kind == 2) read_local(&result, &state().internal->host_result, sizeof result);
+  return result;
+}
+
 int load_kernels(const char **failed) {
   // cudaFuncGetAttributes loads the kernel (the documented way to preload under lazy loading).
   struct {
@@ -194,6 +214,7 @@ int load_kernels(const char **failed) {
       {reinterpret_cast<const void *>(&signal_kernel), "signal_kernel"},
       {reinterpret_cast<const void *>(&fence_kernel), "fence_kernel"},
       {reinterpret_cast<const void *>(&sync_kernel), "sync_kernel"},
+      {reinterpret_cast<const void *>(&team_kernel), "team_kernel"},
   };
   for (const auto &k : kernels) {
     cudaFuncAttributes attr{};

@@ -57,6 +57,11 @@ void quiet();
 // World sync (barrier: quiet first) run by a kernel on the internal stream; waits for it.
 void world_sync(bool barrier);
 
+// Team `team` (a handle of this PE) in a kernel on the internal stream; waits for it. kind 0:
+// team_sync, 1: team_barrier (quiet first), 2: one-word allreduce of `value` with dev::word_op
+// `op` (returns the result).
+uint64_t team_op(int team, int kind, uint64_t value, int op);
+
 // Copies device_state() (the struct; its pointers are device addresses) to *out. False when
 // there is no device state.
 bool state_image(dev::state_t *out);

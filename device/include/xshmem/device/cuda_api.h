@@ -89,6 +89,62 @@ int xshmemi_state_sink(const void *state, size_t size, int device) {
 #define XSHMEMI_HD static __host__ __device__ __forceinline__
 #define XSHMEMI_D static __device__ __forceinline__
 
+// ---- Teams (the handle indexes the device copy of the team table) ------------------------------
+extern "C" int xshmemi_h_team_my_pe(xshmem_team_t);
+extern "C" int xshmemi_h_team_n_pes(xshmem_team_t);
+extern "C" int xshmemi_h_team_translate_pe(xshmem_team_t, int, xshmem_team_t);
+extern "C" void *xshmemi_h_team_ptr(xshmem_team_t, const void *, int);
+extern "C" int xshmemi_h_team_sync(xshmem_team_t);
+XSHMEMI_HD int xshmem_team_my_pe(xshmem_team_t team) {
+#if defined(__CUDA_ARCH__)
+  const xshmem::dev::team_t t = xshmem::dev::team_of(XSHMEMI_DS, team);
+  return xshmem::dev::team_member(t) ? t.my_index : -1;
+#else
+  return xshmemi_h_team_my_pe(team);
+#endif
+}
+XSHMEMI_HD int xshmem_team_n_pes(xshmem_team_t team) {
+#if defined(__CUDA_ARCH__)
+  const xshmem::dev::team_t t = xshmem::dev::team_of(XSHMEMI_DS, team);
+  return xshmem::dev::team_member(t) ? t.size : -1;
+#else
+  return xshmemi_h_team_n_pes(team);
+#endif
+}
+XSHMEMI_HD int xshmem_team_translate_pe(xshmem_team_t src_team, int src_pe,
+                                        xshmem_team_t dest_team) {
+  return XSHMEMI_SEL(xshmem::dev::team_translate_pe(XSHMEMI_DS, src_team, src_pe, dest_team),
+                     xshmemi_h_team_translate_pe(src_team, src_pe, dest_team));
+}
+XSHMEMI_HD void *xshmem_team_ptr(xshmem_team_t team, const void *dest, int pe) {
+  return XSHMEMI_SEL(xshmem::dev::team_ptr(XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team),
+                                           const_cast<void *>(dest), pe),
+                     xshmemi_h_team_ptr(team, dest, pe));
+}
+// On the device: one thread per member (the warp/block forms: every thread of one warp/block).
+XSHMEMI_HD int xshmem_team_sync(xshmem_team_t team) {
+#if defined(__CUDA_ARCH__)
+  xshmem::dev::team_sync(XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team));
+  return 0;
+#else
+  return xshmemi_h_team_sync(team);
+#endif
+}
+XSHMEMI_D int xshmemx_team_sync_warp(xshmem_team_t team) {
+  __syncwarp();
+  if (xshmem::dev::warp_group::rank() == 0)
+    xshmem::dev::team_sync(XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team));
+  __syncwarp();
+  return 0;
+}
+XSHMEMI_D int xshmemx_team_sync_block(xshmem_team_t team) {
+  __syncthreads();
+  if (xshmem::dev::block_group::rank() == 0)
+    xshmem::dev::team_sync(XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team));
+  __syncthreads();
+  return 0;
+}
+
 // ---- Query --------------------------------------------------------------------------------------
 extern "C" int xshmemi_h_my_pe(void);
 extern "C" int xshmemi_h_n_pes(void);

@@ -12,5 +12,6 @@
 #include <xshmem/device/signal.h>
 #include <xshmem/device/state.h>
 #include <xshmem/device/sync.h>
+#include <xshmem/device/team.h>
 
 #endif  // XSHMEM_DEVICE_PATH_H

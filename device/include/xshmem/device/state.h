@@ -30,20 +30,57 @@ struct peer_t {
   uintptr_t base;  // LSA: the peer's heap base mapped in this process
 };
 
-// Words the runtime keeps at the start of every symmetric heap (the same offset on every PE).
-// Barrier/sync counters are monotonically increasing, so they never need resetting (the runtime
-// zeroes the region when it creates the heap).
-struct internal_region_t {
+// A team: the world PEs start + i * stride for i in [0, size) (stride may be negative: the
+// order of the parent reversed), as every PE of the job sees it. Team handles (xshmem_team_t)
+// index the table of these in state_t, the same index on every member. Translating between
+// team and world numbering is arithmetic, so device code needs one table load per team call.
+struct team_t {
+  int32_t start = 0;         // world PE of member 0
+  int32_t stride = 1;        // world PE distance between consecutive members
+  int32_t size = 0;          // 0: the handle is not a team of this PE (destroyed, never created)
+  int32_t my_index = -1;     // this PE's number in the team
+  int32_t slot = -1;         // sync area of the team in the internal region (same on every member)
+  int32_t num_contexts = 0;  // team_get_config: XSHMEM_TEAM_NUM_CONTEXTS
+  int32_t reserved[2] = {0, 0};
+};
+
+// The per-team synchronisation words, one set per team slot in every heap. A team sync is a
+// dissemination over the members: in round k a member writes the sync's epoch into flags[k] of
+// the member 2^k places after it and waits for its own flags[k] to reach the epoch; `vals[k]`
+// carries a word with the round's flag for the word allreduce (team creation agrees on slots
+// with it). Each flag has one writer per team; epochs only grow while a team lives. A slot is
+// zeroed by its new members before a team starts using it (team creation ends with a sync of
+// the parent, so no member writes before every member zeroed).
+struct team_sync_t {
   static constexpr int kMaxRounds = 32;  // dissemination rounds: supports 2^32 PEs
-  uint64_t sync_flags[kMaxRounds];       // written by peers: round k arrivals
-  // Written by this PE only: the number of world syncs done by code that has no per-process
-  // counter to keep it in (GPU threads, whose state copies live per kernel module; host calls
-  // on GPU heaps run the same kernels). See sync_all(const state_t &) in sync.h.
-  uint64_t sync_epoch;
+  uint64_t flags[kMaxRounds];            // written by peers: round k arrivals
+  uint64_t vals[kMaxRounds][2];          // written by peers with flags[k]: round k payload,
+                                         // by epoch parity (a partner runs at most one ahead)
+  // Written by this PE only: the number of syncs done on this slot. Kept in the heap rather than
+  // in the process, so GPU threads of every kernel module and host calls share it.
+  uint64_t epoch;
+  uint64_t reserved[7];
+  // Free for the team's collectives (core/src and device/include/xshmem/device/coll*.h decide
+  // their use): words peers signal into, e.g. arrivals per chunk of a pipelined collective.
+  static constexpr int kCollSignals = 64;
+  uint64_t coll_signal[kCollSignals];
+};
+
+// Words the runtime keeps at the start of every symmetric heap (the same offset on every PE);
+// the runtime zeroes the region when it creates the heap.
+struct internal_region_t {
+  static constexpr int kMaxRounds = team_sync_t::kMaxRounds;
+  static constexpr int kMaxTeams = 64;  // team slots, predefined teams included
+  team_sync_t team[kMaxTeams];          // slot 0: the world team
   // GPU heaps: where the kernels of host-initiated atomics leave the fetched value for the host
   // to copy back (one host call at a time).
   uint64_t host_result;
-  uint64_t reserved[30];
+  uint64_t reserved[31];
+  // Symmetric scratch for the collectives of each team slot (a collective of team t at one PE
+  // may receive peers' data here; members use it only inside a collective of t, so teams that
+  // share PEs never collide). Reductions, collect and the like chunk larger data through it.
+  static constexpr size_t kCollScratchBytes = size_t{128} << 10;
+  alignas(256) unsigned char coll_scratch[kMaxTeams][kCollScratchBytes];
 };
 
 // A device-side checked-mode violation (ERR-11), written into host memory by the first GPU
@@ -86,7 +123,9 @@ struct state_t {
   size_t heap_size = 0;
   peer_t *peers = nullptr;                // [n_pes]
   internal_region_t *internal = nullptr;  // at heap_base, symmetric
-  uint64_t sync_epoch = 0;                // local: number of world syncs done by this PE
+  // [kMaxTeams] the team table (xshmem_team_t indexes it); read-only while kernels run, a new
+  // table goes to a new address (like peers).
+  team_t *teams = nullptr;
   // Host only: called by the path code for a peer whose path has no implementation here
   // (stops the job with a diagnostic). Device code traps instead.
   void (*on_bad_path)(int pe) = nullptr;

@@ -1,0 +1,25 @@
+// xshmem core: the team table (host side) behind xshmem_team_* (team.cc).
+//
+// Handles index a table of kMaxTeams dev::team_t, the same on every PE; a handle is also the
+// team's slot in the internal region (its synchronisation words). Slots 0-2 are the predefined
+// teams WORLD, SHARED and NODE; split teams take the lowest slot free on every member of the
+// parent (agreed with a one-word OR-allreduce over the parent).
+#ifndef XSHMEM_CORE_TEAM_H
+#define XSHMEM_CORE_TEAM_H
+
+#include <cstdint>
+#include <vector>
+
+#include <xshmem/device/state.h>
+
+namespace xshmem::core::team {
+
+// Fills the table with the predefined teams for the path state `s` (its peers decide SHARED,
+// `host_id` NODE) and returns it (state_t::teams). Called at init.
+dev::team_t *init_predefined(const dev::state_t &s, const std::vector<uint64_t> &host_id);
+// Empties the table (finalize).
+void reset();
+
+}  // namespace xshmem::core::team
+
+#endif  // XSHMEM_CORE_TEAM_H
