@@ -100,10 +100,16 @@ xshmem_status_t mpi_load(const xshmem_core_services_v1_t *svc) {
   return svc->config_register(kConfig, sizeof(kConfig) / sizeof(kConfig[0]));
 }
 
-// Launcher variables, not xshmem configuration: they say an MPI launcher started us.
+// Launcher variables, not xshmem configuration: they say an MPI launcher started us. If the
+// application has initialised MPI already, MPI is the natural bootstrap (30, above pmix's 25);
+// otherwise pmix wins where a PMIx server runs, since this plugin would initialise MPI itself and
+// the application could then no longer call MPI_Init (docs/semantics.md, "Bootstrap").
 int mpi_detect(void) {
-  if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE")) return 20;
-  return 0;
+  if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_SIZE")) return 0;
+  int inited = 0, finalized = 0;
+  MPI_Initialized(&inited);
+  MPI_Finalized(&finalized);
+  return inited && !finalized ? 30 : 20;
 }
 
 xshmem_status_t mpi_init(const xshmem_bootstrap_args_v1_t *args, void **ctx_out, int *rank,
