@@ -59,6 +59,12 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
     {"XSHMEM_CUDA_FABRIC", XSHMEM_CONFIG_BOOL, "0", nullptr,
      "Use CUDA fabric handles for the GPU heap (multi-node NVLink; needs IMEX); off: POSIX "
      "file-descriptor handles only."},
+    // ---- collectives: reductions ----
+    {"XSHMEM_COLL_REDUCE_ALGO", XSHMEM_CONFIG_ENUM, "auto", "auto,direct,rsag",
+     "Algorithm of the team reductions and scans: direct (each member pushes its data into every "
+     "other member's team scratch with one signal per chunk; latency-bound sizes, any transport), "
+     "rsag (reduce-scatter then allgather by loads from load/store-reachable peers; large sizes), "
+     "or auto (direct up to 4 scratch chunks and teams of at most 31 PEs, rsag above)."},
 };
 
 struct Entry {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include <xshmem/device/coll_reduce.h>  // collectives: reductions
 #include <xshmem/xshmem.h>
 #include <xshmem/xshmemx.h>
 #include "../../plugins/src/loader.h"
@@ -541,6 +542,13 @@ Status build_state() {
   s.on_bad_path = on_bad_path;
   s.transport_names = g_rt.peer_transport.data();
   s.teams = team::init_predefined(s, g_rt.host_id);
+  // ---- collectives: reductions ----
+  {
+    const std::string algo = config::get_enum("XSHMEM_COLL_REDUCE_ALGO");
+    s.coll_reduce_algo = algo == "direct" ? dev::kReduceDirect
+                         : algo == "rsag" ? dev::kReduceRsag
+                                          : dev::kReduceAuto;
+  }
   // GPU heaps: the copy kernels use, handed to every CUDA module of the program.
   XSHMEM_CHECK(cuda::publish_state(s));
   notify_device_state_sinks();

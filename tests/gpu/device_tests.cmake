@@ -1,7 +1,7 @@
 # GPU conformance programs of the device API (gpudev), included by tests/gpu/CMakeLists.txt
 # after its compile-option setup. One program per .cu; each runs under `xshmem-run -n 2`, exits
 # 77 (CTest: skipped) where no GPU is usable, and prints one line per case.
-set(XT_GPU_DEVICE_TESTS rma rma2 amo sig p2p ord coll mem stress)
+set(XT_GPU_DEVICE_TESTS rma rma2 amo sig p2p ord coll mem stress coll_reduce)
 foreach(t ${XT_GPU_DEVICE_TESTS})
   if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${t}.cu)
     continue()
@@ -17,6 +17,18 @@ foreach(t ${XT_GPU_DEVICE_TESTS})
   set_tests_properties(gpu.${t}.np2 PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 PROCESSORS 2
     RUN_SERIAL TRUE LABELS "gpu;np2")
 endforeach()
+
+# ---- collectives: reductions ----
+# gpu_coll_reduce again with each algorithm forced (the default entry runs auto).
+if(TARGET xshmem_gpu_coll_reduce)
+  foreach(algo direct rsag)
+    add_test(NAME gpu.coll_reduce.${algo}.np2
+             COMMAND ${CMAKE_BINARY_DIR}/bin/xshmem-run -n 2 $<TARGET_FILE:xshmem_gpu_coll_reduce>)
+    set_tests_properties(gpu.coll_reduce.${algo}.np2 PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600
+      PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;np2" ENVIRONMENT "XSHMEM_COLL_REDUCE_ALGO=${algo}")
+  endforeach()
+endif()
+# ---- end collectives: reductions ----
 
 # The user build of README "Writing kernels": examples/gpu_ring.cu compiled like a user would
 # (plain nvcc flags, no -rdc), run on 2 PEs.

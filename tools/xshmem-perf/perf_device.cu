@@ -171,6 +171,34 @@ __global__ void barrier_kernel(int iters, unsigned long long *ns) {
   if (threadIdx.x == 0) *ns = globaltimer() - t0;
 }
 
+// ---- collectives: reductions ----
+// The reference's reduce_kernel: one block, `iters` block-scope float sum reductions on the world.
+__global__ void sum_reduce_kernel(float *dst, const float *src, size_t n, int iters) {
+  for (int i = 0; i < iters; ++i) xshmemx_float_sum_reduce_block(XSHMEM_TEAM_WORLD, dst, src, n);
+}
+// Small integers, so every sum is exact whatever the order.
+__host__ __device__ __forceinline__ float reduce_value(size_t i, int pe) {
+  return static_cast<float>((i * 7 + static_cast<size_t>(pe) * 13) % 1021);
+}
+__global__ void reduce_fill_kernel(float *p, size_t n, int pe) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n;
+       i += gridDim.x * size_t{blockDim.x})
+    p[i] = reduce_value(i, pe);
+}
+__global__ void reduce_check_kernel(const float *p, size_t n, int npes, unsigned long long *bad,
+                                    unsigned long long *first) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n;
+       i += gridDim.x * size_t{blockDim.x}) {
+    float want = 0;
+    for (int pe = 0; pe < npes; ++pe) want += reduce_value(i, pe);
+    if (p[i] != want) {
+      atomicAdd(bad, 1ull);
+      atomicMin(first, static_cast<unsigned long long>(i));
+    }
+  }
+}
+// ---- end collectives: reductions ----
+
 // ---- Host side ----------------------------------------------------------------------------------
 
 // A stream, two events and a few device counters, per metric.
@@ -644,6 +672,52 @@ void device_barrier_all_block_lat(Context &ctx) {
              "128 threads, " + std::to_string(ctx.npes) + " PEs");
 }
 
+// ---- collectives: reductions ----
+// The reference's reduce loop: per size, one untimed launch of 1 iteration, then launches of 20
+// timed with events (opt.reps of them here; the median is reported); every PE launches, PE 0's
+// figure is recorded. The last launch's dest is checked on every PE.
+void sum_reduce_block(Context &ctx) {
+  const size_t sizes[] = {256, size_t{1} << 16, size_t{1} << 22};
+  const size_t max_n = size_t{1} << 22;
+  auto src = sym_alloc<float>(ctx, max_n);
+  auto dst = sym_alloc<float>(ctx, max_n);
+  Gpu gpu;
+  constexpr int kIters = 20;
+  for (size_t n : sizes) {
+    reduce_fill_kernel<<<264, 256, 0, gpu.st>>>(src.get(), n, ctx.me);
+    gpu.sync();
+    xshmem_barrier_all();
+    sum_reduce_kernel<<<1, 256, 0, gpu.st>>>(dst.get(), src.get(), n, 1);
+    gpu.sync();
+    std::vector<double> us;
+    for (unsigned rep = 0; rep < ctx.opt.reps; ++rep) {
+      xshmem_barrier_all();
+      PERF_CUDA(cudaEventRecord(gpu.e0, gpu.st));
+      sum_reduce_kernel<<<1, 256, 0, gpu.st>>>(dst.get(), src.get(), n, kIters);
+      PERF_CUDA(cudaEventRecord(gpu.e1, gpu.st));
+      PERF_CUDA(cudaGetLastError());
+      PERF_CUDA(cudaEventSynchronize(gpu.e1));
+      float ms = 0;
+      PERF_CUDA(cudaEventElapsedTime(&ms, gpu.e0, gpu.e1));
+      us.push_back(static_cast<double>(ms) * 1e3 / kIters);
+    }
+    xshmem_barrier_all();
+    const unsigned long long init[2] = {0, ~0ull};
+    PERF_CUDA(cudaMemcpy(gpu.bad, init, sizeof init, cudaMemcpyHostToDevice));
+    reduce_check_kernel<<<264, 256, 0, gpu.st>>>(dst.get(), n, ctx.npes, gpu.bad, gpu.first);
+    gpu.sync();
+    bool ok = gpu.read(gpu.bad) == 0;
+    if (!ok)
+      std::fprintf(stderr,
+                   "xshmem-perf: pe %d: dev.sum_reduce_block %zu floats: wrong sum at %llu\n",
+                   ctx.me, n, gpu.read(gpu.first));
+    ok = ctx.all_ok(ok);
+    ctx.record("dev.sum_reduce_block_" + std::to_string(n) + "_floats", n * sizeof(float), us, "us",
+               kIters, ok, "1 x 256 threads, world team of " + std::to_string(ctx.npes));
+  }
+}
+// ---- end collectives: reductions ----
+
 const MetricDef kDeviceMetrics[] = {
     {"dev.put_bw", "GB/s", Where::kDevice, 2,
      "kernel xshmemx_putmem_nbi_block + quiet, one block per chunk, the reference's grids and "
@@ -684,6 +758,17 @@ const MetricDef kDeviceMetrics[] = {
     {"dev.device_barrier_all_block_lat", "us", Where::kDevice, 1,
      "kernel, one block of 128 threads per PE: xshmemx_barrier_all_block",
      device_barrier_all_block_lat},
+    // ---- collectives: reductions ----
+    {"dev.sum_reduce_block", "us", Where::kDevice, 1,
+     "kernel, one block of 256 threads per PE: xshmemx_float_sum_reduce_block on the world, 20 "
+     "back to back, 256 / 65536 / 4194304 floats; records dev.sum_reduce_block_<n>_floats",
+     sum_reduce_block},
+    {"dev.sum_reduce_block_256_floats", "us", Where::kDevice, 1, "dev.sum_reduce_block, 256 floats",
+     nullptr},
+    {"dev.sum_reduce_block_65536_floats", "us", Where::kDevice, 1,
+     "dev.sum_reduce_block, 65536 floats", nullptr},
+    {"dev.sum_reduce_block_4194304_floats", "us", Where::kDevice, 1,
+     "dev.sum_reduce_block, 4194304 floats", nullptr},
 };
 
 }  // namespace

@@ -42,6 +42,24 @@
 /* Point-to-point synchronization types (wait_until, test families): the standard AMO types plus
  * the deprecated short/ushort of the typed interface. */
 #define XSHMEM_P2P_TYPES(X) XSHMEM_AMO_STANDARD_TYPES(X) X(short, short) X(unsigned short, ushort)
+/* ---- collectives: reductions ----
+ * Team reductions (OpenSHMEM 1.5 team-based reduction table). Bitwise: and_reduce, or_reduce,
+ * xor_reduce. Arithmetic: max_reduce, min_reduce, sum_reduce, prod_reduce, and the 1.6 scans
+ * sum_inscan, sum_exscan. long double is host-only; complexd/complexf are not provided. */
+#define XSHMEM_REDUCE_BITWISE_TYPES(X) \
+  X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) \
+  X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) \
+  X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) \
+  X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
+#define XSHMEM_REDUCE_ARITH_TYPES_NO_LD(X) \
+  X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long) \
+  X(long long, longlong) X(ptrdiff_t, ptrdiff) X(unsigned char, uchar) \
+  X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong) \
+  X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32) \
+  X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) \
+  X(uint64_t, uint64) X(size_t, size) X(float, float) X(double, double)
+#define XSHMEM_REDUCE_ARITH_TYPES(X) XSHMEM_REDUCE_ARITH_TYPES_NO_LD(X) X(long double, longdouble)
+/* ---- end collectives: reductions ---- */
 // clang-format on
 
 /* Comparison operators of wait_until/test/signal_wait_until. */

@@ -290,7 +290,46 @@ void xshmem_quiet(void);
 void xshmem_barrier_all(void);
 /* Every PE arrives before any leaves; does not complete remote updates (quiet does). */
 void xshmem_sync_all(void);
+
+/* ---- collectives: reductions ---- */
+/* Team reductions (collective over `team`'s members, identical arguments): dest[i] becomes the
+ * combination over all members, in team order, of their source[i], for i < nreduce. dest and
+ * source are symmetric, the same on every member, and either equal (in place) or disjoint.
+ * Every member gets bit-identical results; integer sums and products wrap around. Returns 0, or
+ * nonzero when `team` is not a team of this PE (checked mode stops the job instead). The source
+ * need not be synchronised before the call; dest and source may be reused once it returns.
+ * Algorithm: XSHMEM_COLL_REDUCE_ALGO (auto, direct, rsag). */
+#define XSHMEM_DECL_REDUCE(T, N, OP) \
+  int xshmem_##N##_##OP##_reduce(xshmem_team_t team, T *dest, const T *source, size_t nreduce);
+#define XSHMEM_DECL_REDUCE_BIT(T, N) \
+  XSHMEM_DECL_REDUCE(T, N, and) XSHMEM_DECL_REDUCE(T, N, or) XSHMEM_DECL_REDUCE(T, N, xor)
+/* Arithmetic reductions, and the OpenSHMEM 1.6 scans: sum_inscan gives member i the sum over
+ * members 0..i, sum_exscan over members 0..i-1 (zero on member 0). */
+#define XSHMEM_DECL_REDUCE_ARITH(T, N)                                                      \
+  XSHMEM_DECL_REDUCE(T, N, max)                                                             \
+  XSHMEM_DECL_REDUCE(T, N, min)                                                             \
+  XSHMEM_DECL_REDUCE(T, N, sum)                                                             \
+  XSHMEM_DECL_REDUCE(T, N, prod)                                                            \
+  int xshmem_##N##_sum_inscan(xshmem_team_t team, T *dest, const T *source, size_t nelems); \
+  int xshmem_##N##_sum_exscan(xshmem_team_t team, T *dest, const T *source, size_t nelems);
+XSHMEM_REDUCE_BITWISE_TYPES(XSHMEM_DECL_REDUCE_BIT)
+XSHMEM_REDUCE_ARITH_TYPES(XSHMEM_DECL_REDUCE_ARITH)
+#undef XSHMEM_DECL_REDUCE_ARITH
+#undef XSHMEM_DECL_REDUCE_BIT
+#undef XSHMEM_DECL_REDUCE
+/* ---- end collectives: reductions ---- */
 #else
+/* ---- collectives: reductions (host only: long double) ---- */
+#define XSHMEM_DECL_REDUCE_LD(T, N)                                                           \
+  int xshmem_##N##_max_reduce(xshmem_team_t team, T *dest, const T *source, size_t nreduce);  \
+  int xshmem_##N##_min_reduce(xshmem_team_t team, T *dest, const T *source, size_t nreduce);  \
+  int xshmem_##N##_sum_reduce(xshmem_team_t team, T *dest, const T *source, size_t nreduce);  \
+  int xshmem_##N##_prod_reduce(xshmem_team_t team, T *dest, const T *source, size_t nreduce); \
+  int xshmem_##N##_sum_inscan(xshmem_team_t team, T *dest, const T *source, size_t nelems);   \
+  int xshmem_##N##_sum_exscan(xshmem_team_t team, T *dest, const T *source, size_t nelems);
+XSHMEM_DECL_REDUCE_LD(long double, longdouble)
+#undef XSHMEM_DECL_REDUCE_LD
+/* ---- end collectives: reductions ---- */
 /* Host only (no long double in device code). */
 #define XSHMEM_DECL_RMA_LD(T, N)                                                                \
   void xshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                       \

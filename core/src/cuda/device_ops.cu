@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include <xshmem/device/coll_reduce.h>  // collectives: reductions
 #include <xshmem/device/path.h>
 #include <xshmem/xshmem.h>
 #include <xshmem/xshmemx.h>
@@ -119,6 +120,16 @@ __global__ void team_kernel(const dev::state_t *ds, int team, int kind, uint64_t
   }
 }
 
+// ---- collectives: reductions ----
+constexpr unsigned kReduceThreads = 256;
+__global__ void reduce_kernel(const dev::state_t *ds, int team, int op, int dtype, void *dest,
+                              const void *source, size_t n) {
+  const int rc = dev::team_reduce_dispatch<dev::block_group>(*ds, dev::team_of(*ds, team), op,
+                                                             dtype, dest, source, n);
+  if (threadIdx.x == 0) ds->internal->host_result = static_cast<uint64_t>(static_cast<int64_t>(rc));
+}
+// ---- end collectives: reductions ----
+
 void launched(const char *what) {
   check(what, cudaGetLastError());
 }
@@ -204,6 +215,18 @@ uint64_t team_op(int team, int kind, uint64_t value, int op) {
   return result;
 }
 
+// ---- collectives: reductions ----
+int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n) {
+  std::lock_guard<std::mutex> lock(g_result_mutex);
+  reduce_kernel<<<1, kReduceThreads, 0, internal()>>>(dstate("reduction"), team, op, dtype, dest,
+                                                      source, n);
+  launched("reduction kernel launch");
+  uint64_t rc = 0;
+  read_local(&rc, &state().internal->host_result, sizeof rc);
+  return static_cast<int>(static_cast<int64_t>(rc));
+}
+// ---- end collectives: reductions ----
+
 int load_kernels(const char **failed) {
   // cudaFuncGetAttributes loads the kernel (the documented way to preload under lazy loading).
   struct {
@@ -215,6 +238,8 @@ int load_kernels(const char **failed) {
       {reinterpret_cast<const void *>(&fence_kernel), "fence_kernel"},
       {reinterpret_cast<const void *>(&sync_kernel), "sync_kernel"},
       {reinterpret_cast<const void *>(&team_kernel), "team_kernel"},
+      // ---- collectives: reductions ----
+      {reinterpret_cast<const void *>(&reduce_kernel), "reduce_kernel"},
   };
   for (const auto &k : kernels) {
     cudaFuncAttributes attr{};

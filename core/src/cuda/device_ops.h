@@ -62,6 +62,13 @@ void world_sync(bool barrier);
 // `op` (returns the result).
 uint64_t team_op(int team, int kind, uint64_t value, int op);
 
+// ---- collectives: reductions ----
+// Reduction or scan `op` (dev::reduce_op) over elements of type code `dtype` (dev::reduce_dtype)
+// on team `team`, run by a one-block kernel on the internal stream (the path code's block form);
+// waits for it. Returns the path code's result (0).
+int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n);
+// ---- end collectives: reductions ----
+
 // Copies device_state() (the struct; its pointers are device addresses) to *out. False when
 // there is no device state.
 bool state_image(dev::state_t *out);

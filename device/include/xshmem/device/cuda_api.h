@@ -743,6 +743,48 @@ XSHMEMI_D void xshmemx_sync_all_warp(void) {
   xshmem::dev::sync_all_warp(XSHMEMI_DS);
 }
 
+// ---- collectives: reductions ----
+// Team reductions and scans (<xshmem/device/coll_reduce.h>). The plain form is called by one
+// thread per member; _warp by every thread of one warp, _block by every thread of one block, with
+// identical arguments. One caller (thread, warp or block) per member and team at a time, every
+// member in the same order of collectives on the team.
+#include <xshmem/device/coll_reduce.h>
+#define XSHMEMI_RED(T, N, OP, CODE)                                                          \
+  extern "C" int xshmemi_h_##N##_##OP(xshmem_team_t, T *, const T *, size_t);                \
+  XSHMEMI_HD int xshmem_##N##_##OP(xshmem_team_t team, T *dest, const T *source, size_t n) { \
+    return XSHMEMI_SEL(                                                                      \
+        (xshmem::dev::team_reduce<xshmem::dev::reduce_thread_group, xshmem::dev::CODE>(      \
+            XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest, source, n)),           \
+        xshmemi_h_##N##_##OP(team, dest, source, n));                                        \
+  }                                                                                          \
+  XSHMEMI_D int xshmemx_##N##_##OP##_warp(xshmem_team_t team, T *dest, const T *source,      \
+                                          size_t n) {                                        \
+    return xshmem::dev::team_reduce<xshmem::dev::warp_group, xshmem::dev::CODE>(             \
+        XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest, source, n);                \
+  }                                                                                          \
+  XSHMEMI_D int xshmemx_##N##_##OP##_block(xshmem_team_t team, T *dest, const T *source,     \
+                                           size_t n) {                                       \
+    return xshmem::dev::team_reduce<xshmem::dev::block_group, xshmem::dev::CODE>(            \
+        XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest, source, n);                \
+  }
+#define XSHMEMI_RED_BIT(T, N)            \
+  XSHMEMI_RED(T, N, and_reduce, kRedAnd) \
+  XSHMEMI_RED(T, N, or_reduce, kRedOr)   \
+  XSHMEMI_RED(T, N, xor_reduce, kRedXor)
+#define XSHMEMI_RED_ARITH(T, N)            \
+  XSHMEMI_RED(T, N, max_reduce, kRedMax)   \
+  XSHMEMI_RED(T, N, min_reduce, kRedMin)   \
+  XSHMEMI_RED(T, N, sum_reduce, kRedSum)   \
+  XSHMEMI_RED(T, N, prod_reduce, kRedProd) \
+  XSHMEMI_RED(T, N, sum_inscan, kScanIn)   \
+  XSHMEMI_RED(T, N, sum_exscan, kScanEx)
+XSHMEM_REDUCE_BITWISE_TYPES(XSHMEMI_RED_BIT)
+XSHMEM_REDUCE_ARITH_TYPES_NO_LD(XSHMEMI_RED_ARITH)
+#undef XSHMEMI_RED_ARITH
+#undef XSHMEMI_RED_BIT
+#undef XSHMEMI_RED
+// ---- end collectives: reductions ----
+
 // Launches a kernel whose blocks wait for each other or for other PEs (barriers, wait_until,
 // flags set by another block) so that every block is resident at once: a grid larger than what
 // fits on this GPU is refused (one line on stderr, cudaErrorCooperativeLaunchTooLarge) instead of

@@ -134,6 +134,11 @@ struct state_t {
   // Device only: checked mode (XSHMEM_CHECKS) for device calls, and where a violation goes
   // (host memory mapped into the GPU; NULL: trap without a report).
   int32_t device_checks = 0;
+  // ---- collectives: reductions ----
+  // XSHMEM_COLL_REDUCE_ALGO as a reduce_algo (coll_reduce.h); fills padding, so the size of the
+  // struct is unchanged.
+  int32_t coll_reduce_algo = 0;
+  // ---- end collectives: reductions ----
   device_error_t *device_error = nullptr;
 };
 

@@ -1,0 +1,85 @@
+// xshmem host API: team reductions and scans, running the path code of
+// <xshmem/device/coll_reduce.h> on host heaps, and a one-block kernel on GPU heaps.
+#include <cstdint>
+
+#include <xshmem/device/coll_reduce.h>
+#include <xshmem/xshmem.h>
+
+#include "checks.h"
+#include "cuda/device_ops.h"
+#include "runtime.h"
+
+namespace xshmem::core {
+namespace {
+
+namespace xd = xshmem::dev;
+
+template <int Op, typename T>
+int reduce(const char *call, xshmem_team_t team, T *dest, const T *source, size_t n) {
+  check_init(call);
+  const xd::state_t &s = state();
+  const xd::team_t t = xd::team_of(s, team);
+  if (!xd::team_member(t)) {
+    if (checks_enabled()) {
+      if (team == XSHMEM_TEAM_INVALID) check_fail(call, "team is XSHMEM_TEAM_INVALID");
+      check_fail(call, "team %d is not a team of this pe (destroyed, or this pe is not a member)",
+                 static_cast<int>(team));
+    }
+    return -1;
+  }
+  if (checks_enabled() && n != 0) {
+    const size_t bytes = n * sizeof(T);
+    check_symmetric(call, "dest", dest, bytes);
+    check_symmetric(call, "source", source, bytes);
+    check_aligned(call, "dest", dest, alignof(T));
+    check_aligned(call, "source", source, alignof(T));
+    const auto d = reinterpret_cast<uintptr_t>(dest), c = reinterpret_cast<uintptr_t>(source);
+    if (d != c && d < c + bytes && c < d + bytes)
+      check_fail(call,
+                 "dest %p and source %p overlap by part of their %zu bytes; pass the same address "
+                 "(in place) or disjoint buffers",
+                 static_cast<void *>(dest), static_cast<const void *>(source), bytes);
+  }
+  XSHMEM_IF_GPU_HEAP {
+    constexpr int dtype = xd::reduce_dtype_of<T>();
+    if (dtype == xd::kDtNone)
+      check_fail(call,
+                 "this type has no GPU form; long double reductions need a host heap "
+                 "(XSHMEM_HEAP=host)");
+    if (n == 0) return 0;
+    return gpu::reduce(team, Op, dtype, dest, source, n);
+  }
+  return xd::team_reduce<xd::reduce_thread_group, Op>(s, t, dest, source, n);
+}
+
+}  // namespace
+}  // namespace xshmem::core
+
+namespace xd = xshmem::dev;
+
+extern "C" {
+
+#define XSHMEMI_HOST_RED(T, N, OP, CODE)                                                \
+  int xshmem_##N##_##OP(xshmem_team_t team, T *dest, const T *source, size_t n) {       \
+    return xshmem::core::reduce<xd::CODE>("xshmem_" #N "_" #OP, team, dest, source, n); \
+  }                                                                                     \
+  int xshmemi_h_##N##_##OP(xshmem_team_t, T *, const T *, size_t)                       \
+      __attribute__((alias("xshmem_" #N "_" #OP)));
+#define XSHMEMI_HOST_RED_BIT(T, N)            \
+  XSHMEMI_HOST_RED(T, N, and_reduce, kRedAnd) \
+  XSHMEMI_HOST_RED(T, N, or_reduce, kRedOr)   \
+  XSHMEMI_HOST_RED(T, N, xor_reduce, kRedXor)
+#define XSHMEMI_HOST_RED_ARITH(T, N)            \
+  XSHMEMI_HOST_RED(T, N, max_reduce, kRedMax)   \
+  XSHMEMI_HOST_RED(T, N, min_reduce, kRedMin)   \
+  XSHMEMI_HOST_RED(T, N, sum_reduce, kRedSum)   \
+  XSHMEMI_HOST_RED(T, N, prod_reduce, kRedProd) \
+  XSHMEMI_HOST_RED(T, N, sum_inscan, kScanIn)   \
+  XSHMEMI_HOST_RED(T, N, sum_exscan, kScanEx)
+XSHMEM_REDUCE_BITWISE_TYPES(XSHMEMI_HOST_RED_BIT)
+XSHMEM_REDUCE_ARITH_TYPES(XSHMEMI_HOST_RED_ARITH)
+#undef XSHMEMI_HOST_RED_ARITH
+#undef XSHMEMI_HOST_RED_BIT
+#undef XSHMEMI_HOST_RED
+
+}  // extern "C"

@@ -1,0 +1,499 @@
+// xshmem device API: team reductions ({and,or,xor,max,min,sum,prod}_reduce) and scans
+// (sum_inscan, sum_exscan), written once for host and device.
+//
+// Compiled for the host they are the host API on host heaps (hostshm); compiled by nvcc they are
+// the device API, for one thread (reduce_thread_group), a warp or a block (coop.h's groups): every
+// thread of the group calls with identical arguments, one group per member at a time.
+//
+// Every element is combined in team order, member 0 first, on every algorithm: all members get
+// bit-identical results (floating point included), and so do the algorithms among themselves.
+// Integer sums and products wrap around (computed on the unsigned type of the same size).
+//
+// Two algorithms (XSHMEM_COLL_REDUCE_ALGO, state_t::coll_reduce_algo):
+// - direct: each member pushes its source, chunk by chunk, into the team scratch of every other
+//   member and signals it; each member combines what arrived in team order. One signal per peer
+//   and chunk, no barrier: the chunks alternate between two halves of the scratch by step parity,
+//   and a member that receives a peer's step s knows the peer has finished reading step s - 1
+//   (it pushes step s only then), so the half of step s + 1 is free. Latency-bound sizes.
+// - rsag: reduce-scatter + allgather over load/store access: after a team sync every member pulls
+//   its 1/n of the elements from every member's source (16-byte loads, several in flight per
+//   thread), combines them into its own dest, syncs, then pulls the other members' finished
+//   slices from their dest; a last sync keeps every dest and source in use until all are done.
+//   Each member moves 2 (n-1)/n of the data whatever n is; needs LSA peers. Large sizes.
+// auto: direct up to kAutoDirectChunks chunks (and teams of at most kDirectMaxMembers), rsag above.
+// Scans under rsag pull every lower member's source; in place, a member must not overwrite its
+// source while higher members read it, so the results go through the local scratch a chunk at a
+// time, with a team sync before each chunk is copied out.
+//
+// Resources of a team slot used here (none outside the collective): coll_signal[32..63] (63 is
+// this member's step counter, written only locally; 32 + k is the arrival flag of member k) and
+// the upper half of coll_scratch (two parity halves of kHalfBytes). The rest of the slot is left
+// to the other collectives, so a fast member that starts another kind of collective never writes
+// into what a slow member is still reading.
+#ifndef XSHMEM_DEVICE_COLL_REDUCE_H
+#define XSHMEM_DEVICE_COLL_REDUCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <type_traits>
+
+#include <xshmem/device/atomic.h>
+#include <xshmem/device/lsa.h>
+#include <xshmem/device/ops.h>
+#include <xshmem/device/p2p.h>
+#include <xshmem/device/rma.h>
+#include <xshmem/device/signal.h>
+#include <xshmem/device/state.h>
+#include <xshmem/device/team.h>
+
+namespace xshmem::dev {
+
+// Operations (also the op code of the host API's kernel on GPU heaps).
+enum reduce_op : int {
+  kRedAnd = 0,
+  kRedOr,
+  kRedXor,
+  kRedMax,
+  kRedMin,
+  kRedSum,
+  kRedProd,
+  kScanIn,  // sum_inscan: member i gets the sum over members 0..i
+  kScanEx,  // sum_exscan: over members 0..i-1 (0 on member 0)
+};
+
+// Values of state_t::coll_reduce_algo (XSHMEM_COLL_REDUCE_ALGO).
+enum reduce_algo : int { kReduceAuto = 0, kReduceDirect = 1, kReduceRsag = 2 };
+
+// The group of one thread: the plain (thread-scope) form, and every host call.
+struct reduce_thread_group {
+  XSHMEM_HD_INLINE static unsigned rank() { return 0; }
+  XSHMEM_HD_INLINE static unsigned size() { return 1; }
+  XSHMEM_HD_INLINE static void sync() {}
+};
+
+// Full unrolling of the fixed-count loops below (GCC spells the pragma differently).
+#if defined(__CUDACC__)
+#define XSHMEM_RED_UNROLL _Pragma("unroll")
+#else
+#define XSHMEM_RED_UNROLL _Pragma("GCC unroll 8")
+#endif
+
+namespace red {
+
+inline constexpr int kSignalBase = 32;                             // coll_signal[32 + member]
+inline constexpr int kStepWord = 63;                               // coll_signal[63]
+inline constexpr int kDirectMaxMembers = kStepWord - kSignalBase;  // 31 flags
+inline constexpr size_t kScratchOffset = internal_region_t::kCollScratchBytes / 2;
+inline constexpr size_t kHalfBytes = internal_region_t::kCollScratchBytes / 4;
+inline constexpr size_t kAutoDirectChunks = 4;
+// Units (16-byte vectors on the GPU, elements on the host) each thread has in flight per source.
+inline constexpr int kUnroll = 8;
+
+// The unsigned type integer sums and products wrap around in (at least unsigned int, so that
+// nothing is promoted to a signed int first).
+template <typename T>
+using wrap_t =
+    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+template <int Op, typename T>
+XSHMEM_HD_INLINE T apply(T a, T b) {
+  if constexpr (Op == kRedAnd) {
+    return static_cast<T>(a & b);
+  } else if constexpr (Op == kRedOr) {
+    return static_cast<T>(a | b);
+  } else if constexpr (Op == kRedXor) {
+    return static_cast<T>(a ^ b);
+  } else if constexpr (Op == kRedMax) {
+    return a < b ? b : a;
+  } else if constexpr (Op == kRedMin) {
+    return b < a ? b : a;
+  } else if constexpr (Op == kRedProd) {
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(static_cast<wrap_t<T>>(a) * static_cast<wrap_t<T>>(b));
+    } else {
+      return a * b;
+    }
+  } else {  // sum and the scans
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(static_cast<wrap_t<T>>(a) + static_cast<wrap_t<T>>(b));
+    } else {
+      return a + b;
+    }
+  }
+}
+
+// E: T itself, or (GPU) a 16-byte vector of T.
+template <typename T, int V>
+struct alignas(16) vec_t {
+  T e[V];
+};
+template <int Op, typename T>
+XSHMEM_HD_INLINE T apply_unit(T a, T b) {
+  return apply<Op>(a, b);
+}
+template <int Op, typename T, int V>
+XSHMEM_HD_INLINE vec_t<T, V> apply_unit(vec_t<T, V> a, vec_t<T, V> b) {
+  XSHMEM_RED_UNROLL
+  for (int i = 0; i < V; ++i) a.e[i] = apply<Op>(a.e[i], b.e[i]);
+  return a;
+}
+
+template <typename E>
+XSHMEM_HD_INLINE E load_unit(const E *p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(E) == 16 && alignof(E) == 16) {
+    return __builtin_bit_cast(E, *reinterpret_cast<const uint4 *>(p));
+  }
+#endif
+  return *p;
+}
+
+// dst[u] = src(k0)[u] op src(k0 + 1)[u] op ... op src(k1 - 1)[u] for units u in [0, n), in that
+// order; zero when k0 == k1. Thread `rank` of `size` takes units rank, rank + size, ...; each
+// thread loads a unit from every source before storing it, so dst may be one of the sources.
+template <int Op, typename E, typename Src>
+XSHMEM_HD_INLINE void fold_units(E *dst, Src src, int k0, int k1, size_t n, unsigned rank,
+                                 unsigned size) {
+  size_t u = rank;
+  const size_t stride = size;
+  if (k0 == k1) {
+    for (; u < n; u += stride) dst[u] = E{};
+    return;
+  }
+  for (; u + (kUnroll - 1) * stride < n; u += kUnroll * stride) {
+    E acc[kUnroll];
+    const E *p = reinterpret_cast<const E *>(src(k0));
+    XSHMEM_RED_UNROLL
+    for (int j = 0; j < kUnroll; ++j) acc[j] = load_unit(p + u + j * stride);
+    for (int k = k0 + 1; k < k1; ++k) {
+      const E *q = reinterpret_cast<const E *>(src(k));
+      E w[kUnroll];
+      XSHMEM_RED_UNROLL
+      for (int j = 0; j < kUnroll; ++j) w[j] = load_unit(q + u + j * stride);
+      XSHMEM_RED_UNROLL
+      for (int j = 0; j < kUnroll; ++j) acc[j] = apply_unit<Op>(acc[j], w[j]);
+    }
+    XSHMEM_RED_UNROLL
+    for (int j = 0; j < kUnroll; ++j) dst[u + j * stride] = acc[j];
+  }
+  for (; u < n; u += stride) {
+    E acc = load_unit(reinterpret_cast<const E *>(src(k0)) + u);
+    for (int k = k0 + 1; k < k1; ++k)
+      acc = apply_unit<Op>(acc, load_unit(reinterpret_cast<const E *>(src(k)) + u));
+    dst[u] = acc;
+  }
+}
+
+// Elements [0, count) of dst from the sources src(k) (each `const T *`), k in [k0, k1). On the
+// GPU, 16-byte vectors when dst and every source are 16-byte aligned; element by element for a
+// misaligned head or tail.
+template <int Op, typename T, typename Src>
+XSHMEM_HD_INLINE void fold(T *dst, Src src, int k0, int k1, size_t count, unsigned rank,
+                           unsigned size) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (16 % sizeof(T) == 0 && sizeof(T) <= 8) {
+    constexpr int V = static_cast<int>(16 / sizeof(T));
+    uintptr_t mis = reinterpret_cast<uintptr_t>(dst) & 15;
+    for (int k = k0; k < k1; ++k) mis |= reinterpret_cast<uintptr_t>(src(k)) & 15;
+    if (mis == 0 && count >= static_cast<size_t>(V)) {
+      const size_t units = count / V;
+      fold_units<Op>(reinterpret_cast<vec_t<T, V> *>(dst), src, k0, k1, units, rank, size);
+      const size_t done = units * V;
+      auto tail = [&](int k) { return src(k) + done; };
+      fold_units<Op>(dst + done, tail, k0, k1, count - done, rank, size);
+      return;
+    }
+  }
+#endif
+  fold_units<Op>(dst, src, k0, k1, count, rank, size);
+}
+
+// Copies bytes to symmetric `dest` at `pe` with the group (no group barrier at the end).
+template <typename G>
+XSHMEM_HD_INLINE void group_put(const state_t &s, void *dest, const void *source, size_t bytes,
+                                int pe) {
+#if defined(__CUDA_ARCH__)
+  if (bytes == 0) return;
+  dcheck_remote(s, kDevOpPut, pe, dest, bytes);
+  switch (peer_path(s, pe)) {
+    case XSHMEM_PATH_LSA:
+      lsa::copy_group(lsa_addr(s, dest, pe), source, bytes, G::rank(), G::size());
+      return;
+    default:
+      unreachable_path(s, pe);
+  }
+#else
+  if (G::rank() == 0) putmem(s, dest, source, bytes, pe);
+#endif
+}
+
+// Local copy by the group (dest != source).
+template <typename G>
+XSHMEM_HD_INLINE void group_copy(void *dest, const void *source, size_t bytes) {
+#if defined(__CUDA_ARCH__)
+  lsa::copy_group(dest, source, bytes, G::rank(), G::size());
+#else
+  if (G::rank() == 0) lsa::copy(dest, source, bytes);
+#endif
+}
+
+template <typename G>
+XSHMEM_HD_INLINE void group_team_sync(const state_t &s, const team_t &t) {
+  G::sync();
+  if (G::rank() == 0) team_sync(s, t);
+  G::sync();
+}
+
+// Whether op/algo/size pick the direct algorithm (the same answer on every member: it depends
+// only on arguments every member passes alike, and on the configuration).
+template <typename T>
+XSHMEM_HD_INLINE bool use_direct(const state_t &s, const team_t &t, size_t nreduce) {
+  if (t.size > kDirectMaxMembers) return false;
+  const size_t slice = (kHalfBytes / static_cast<size_t>(t.size)) & ~size_t{15};
+  if (slice < sizeof(T) || slice < 64) return false;
+  if (s.coll_reduce_algo == kReduceDirect) return true;
+  if (s.coll_reduce_algo == kReduceAuto && nreduce * sizeof(T) <= kAutoDirectChunks * slice)
+    return true;
+  // rsag needs every member load/store reachable; direct serves any path.
+  for (int i = 0; i < t.size; ++i)
+    if (i != t.my_index && peer_path(s, team_world_pe(t, i)) != XSHMEM_PATH_LSA) return true;
+  return false;
+}
+
+// The members whose sources member `me` combines: [k0, k1).
+template <int Op>
+XSHMEM_HD_INLINE void member_range(int me, int n, int *k0, int *k1) {
+  *k0 = 0;
+  *k1 = Op == kScanIn ? me + 1 : (Op == kScanEx ? me : n);
+}
+
+template <typename G, int Op, typename T>
+XSHMEM_HD_INLINE void direct(const state_t &s, const team_t &t, T *dest, const T *source,
+                             size_t nreduce) {
+  team_sync_t &area = team_area(s, t);
+  uint64_t *flags = &area.coll_signal[kSignalBase];
+  uint64_t *step_word = &area.coll_signal[kStepWord];
+  unsigned char *scratch = s.internal->coll_scratch[t.slot] + kScratchOffset;
+  const int n = t.size, me = t.my_index;
+  const size_t slice = (kHalfBytes / static_cast<size_t>(n)) & ~size_t{15};
+  const size_t chunk = slice / sizeof(T);
+  int k0, k1;
+  member_range<Op>(me, n, &k0, &k1);
+  uint64_t step = atomic::load(step_word);
+  G::sync();  // every thread has read the step before the first thread advances it
+  for (size_t off = 0; off < nreduce; off += chunk) {
+    ++step;
+    const size_t cnt = nreduce - off < chunk ? nreduce - off : chunk;
+    unsigned char *half = scratch + (step & 1) * kHalfBytes;
+    // My chunk into my slice of every other member's half. A scan's lower members only need the
+    // signal (they do not combine my data), which still tells them I am done with step - 1.
+    for (int d = 1; d < n; ++d) {
+      const int j = (me + d) % n;
+      const bool needed = Op == kScanIn || Op == kScanEx ? j > me : true;
+      if (needed)
+        group_put<G>(s, half + static_cast<size_t>(me) * slice, source + off, cnt * sizeof(T),
+                     team_world_pe(t, j));
+    }
+    atomic::fence();
+    G::sync();
+    if (G::rank() == 0) {
+      for (int d = 1; d < n; ++d) {
+        const int j = (me + d) % n;
+        signal_op(s, &flags[me], step, kSignalSet, team_world_pe(t, j), /*fenced=*/true);
+      }
+      for (int d = 1; d < n; ++d) wait_until(&flags[(me + d) % n], kCmpGe, step);
+    }
+    G::sync();
+    auto src = [&](int k) -> const T * {
+      return k == me ? source + off
+                     : reinterpret_cast<const T *>(half + static_cast<size_t>(k) * slice);
+    };
+    fold<Op>(dest + off, src, k0, k1, cnt, G::rank(), G::size());
+    // Every thread is done with this half before the next step's signal lets a peer refill it.
+    G::sync();
+  }
+  if (G::rank() == 0) atomic::store(step_word, step);
+  G::sync();
+}
+
+template <typename G, int Op, typename T>
+XSHMEM_HD_INLINE void rsag(const state_t &s, const team_t &t, T *dest, const T *source,
+                           size_t nreduce) {
+  const int n = t.size, me = t.my_index;
+  auto remote = [&](const T *sym, int k) -> const T * {
+    return k == me ? sym : lsa_addr(s, const_cast<T *>(sym), team_world_pe(t, k));
+  };
+  group_team_sync<G>(s, t);  // every member's source is ready
+  if constexpr (Op == kScanIn || Op == kScanEx) {
+    int k0, k1;
+    member_range<Op>(me, n, &k0, &k1);
+    if (dest != source) {
+      auto src = [&](int k) { return remote(source, k); };
+      fold<Op>(dest, src, k0, k1, nreduce, G::rank(), G::size());
+    } else {
+      T *tmp = reinterpret_cast<T *>(s.internal->coll_scratch[t.slot] + kScratchOffset);
+      const size_t chunk = 2 * kHalfBytes / sizeof(T);
+      for (size_t off = 0; off < nreduce; off += chunk) {
+        const size_t cnt = nreduce - off < chunk ? nreduce - off : chunk;
+        auto src = [&](int k) { return remote(source, k) + off; };
+        fold<Op>(tmp, src, k0, k1, cnt, G::rank(), G::size());
+        group_team_sync<G>(s, t);  // every member has read this chunk of every source
+        group_copy<G>(dest + off, tmp, cnt * sizeof(T));
+        G::sync();
+      }
+    }
+  } else {
+    // Slices of whole 16-byte units, so that each stays as aligned as the buffers.
+    constexpr size_t kAlignElems = sizeof(T) < 16 ? 16 / sizeof(T) : 1;
+    size_t per = (nreduce + static_cast<size_t>(n) - 1) / static_cast<size_t>(n);
+    per = (per + kAlignElems - 1) / kAlignElems * kAlignElems;
+    auto lo_of = [&](int k) {
+      const size_t lo = per * static_cast<size_t>(k);
+      return lo < nreduce ? lo : nreduce;
+    };
+    auto hi_of = [&](int k) { return lo_of(k + 1); };
+    const size_t lo = lo_of(me), hi = hi_of(me);
+    auto src = [&](int k) { return remote(source, k) + lo; };
+    fold<Op>(dest + lo, src, 0, n, hi - lo, G::rank(), G::size());
+    group_team_sync<G>(s, t);  // every slice is final
+    for (int d = 1; d < n; ++d) {
+      const int k = (me + d) % n;
+      const size_t klo = lo_of(k), khi = hi_of(k);
+      if (khi > klo) group_copy<G>(dest + klo, remote(dest, k) + klo, (khi - klo) * sizeof(T));
+    }
+  }
+  group_team_sync<G>(s, t);  // nobody reads my source or dest any more
+}
+
+}  // namespace red
+
+// The reduction (or scan) `Op` over team t of nreduce elements: dest[i] = op over members of
+// source[i]. Called by every thread of group G on every member, identical arguments; dest and
+// source are the same address on every member, either equal (in place) or disjoint. Returns 0,
+// or -1 when this PE is not a member of t.
+template <typename G, int Op, typename T>
+XSHMEM_HD_INLINE int team_reduce(const state_t &s, const team_t &t, T *dest, const T *source,
+                                 size_t nreduce) {
+  if (!team_member(t)) return -1;
+  if (nreduce == 0) return 0;
+  if (t.size == 1) {
+    if (Op == kScanEx) {
+      red::fold_units<Op>(
+          dest, [&](int) { return source; }, 0, 0, nreduce, G::rank(), G::size());
+    } else if (dest != source) {
+      red::group_copy<G>(dest, source, nreduce * sizeof(T));
+    }
+    G::sync();
+    return 0;
+  }
+  if (red::use_direct<T>(s, t, nreduce)) {
+    red::direct<G, Op>(s, t, dest, source, nreduce);
+  } else {
+    red::rsag<G, Op>(s, t, dest, source, nreduce);
+  }
+  return 0;
+}
+
+// Type codes of the host API's kernel on GPU heaps. Bitwise operations, sums, products and scans
+// do not depend on signedness (two's complement), so they run on the unsigned type.
+enum reduce_dtype : int {
+  kDtU8 = 0,
+  kDtU16,
+  kDtU32,
+  kDtU64,
+  kDtI8,
+  kDtI16,
+  kDtI32,
+  kDtI64,
+  kDtF32,
+  kDtF64,
+  kDtNone,  // no GPU form (long double)
+};
+
+template <typename T>
+constexpr int reduce_dtype_of() {
+  if constexpr (std::is_same_v<T, float>) return kDtF32;
+  if constexpr (std::is_same_v<T, double>) return kDtF64;
+  if constexpr (std::is_integral_v<T>) {
+    constexpr int base = std::is_signed_v<T> ? kDtI8 : kDtU8;
+    return base + (sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3);
+  }
+  return kDtNone;
+}
+
+namespace red {
+// Signed integers come here for max and min only (the dispatch below maps the rest to unsigned).
+template <typename G, typename T>
+XSHMEM_HD_INLINE int by_op(const state_t &s, const team_t &t, int op, void *dest,
+                           const void *source, size_t n) {
+  T *d = static_cast<T *>(dest);
+  const T *c = static_cast<const T *>(source);
+  if (op == kRedMax) return team_reduce<G, kRedMax>(s, t, d, c, n);
+  if (op == kRedMin) return team_reduce<G, kRedMin>(s, t, d, c, n);
+  if constexpr (!(std::is_integral_v<T> && std::is_signed_v<T>)) {
+    switch (op) {
+      case kRedSum:
+        return team_reduce<G, kRedSum>(s, t, d, c, n);
+      case kRedProd:
+        return team_reduce<G, kRedProd>(s, t, d, c, n);
+      case kScanIn:
+        return team_reduce<G, kScanIn>(s, t, d, c, n);
+      case kScanEx:
+        return team_reduce<G, kScanEx>(s, t, d, c, n);
+      default:
+        break;
+    }
+  }
+  if constexpr (std::is_integral_v<T> && !std::is_signed_v<T>) {
+    switch (op) {
+      case kRedAnd:
+        return team_reduce<G, kRedAnd>(s, t, d, c, n);
+      case kRedOr:
+        return team_reduce<G, kRedOr>(s, t, d, c, n);
+      case kRedXor:
+        return team_reduce<G, kRedXor>(s, t, d, c, n);
+      default:
+        break;
+    }
+  }
+  return -1;
+}
+}  // namespace red
+
+// The reduction by op and type code (the GPU-heap kernel of the host API): signed types only
+// for max and min, the rest on the unsigned type of the same size.
+template <typename G>
+XSHMEM_HD_INLINE int team_reduce_dispatch(const state_t &s, const team_t &t, int op, int dtype,
+                                          void *dest, const void *source, size_t n) {
+  const bool ordered = op == kRedMax || op == kRedMin;
+  if (!ordered && dtype >= kDtI8 && dtype <= kDtI64) dtype -= kDtI8 - kDtU8;
+  switch (dtype) {
+    case kDtU8:
+      return red::by_op<G, uint8_t>(s, t, op, dest, source, n);
+    case kDtU16:
+      return red::by_op<G, uint16_t>(s, t, op, dest, source, n);
+    case kDtU32:
+      return red::by_op<G, uint32_t>(s, t, op, dest, source, n);
+    case kDtU64:
+      return red::by_op<G, uint64_t>(s, t, op, dest, source, n);
+    case kDtI8:
+      return ordered ? red::by_op<G, int8_t>(s, t, op, dest, source, n) : -1;
+    case kDtI16:
+      return ordered ? red::by_op<G, int16_t>(s, t, op, dest, source, n) : -1;
+    case kDtI32:
+      return ordered ? red::by_op<G, int32_t>(s, t, op, dest, source, n) : -1;
+    case kDtI64:
+      return ordered ? red::by_op<G, int64_t>(s, t, op, dest, source, n) : -1;
+    case kDtF32:
+      return red::by_op<G, float>(s, t, op, dest, source, n);
+    case kDtF64:
+      return red::by_op<G, double>(s, t, op, dest, source, n);
+    default:
+      return -1;
+  }
+}
+
+}  // namespace xshmem::dev
+
+#endif  // XSHMEM_DEVICE_COLL_REDUCE_H
