@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include <xshmem/device/coll_reduce.h>  // collectives: reductions
+#include <xshmem/device/coop.h>         // collectives: reductions (block_group)
 #include <xshmem/device/path.h>
 #include <xshmem/xshmem.h>
 #include <xshmem/xshmemx.h>

@@ -79,6 +79,15 @@ struct reduce_thread_group {
 #define XSHMEM_RED_UNROLL _Pragma("GCC unroll 8")
 #endif
 
+// The algorithms' bodies are out of line on the GPU: a kernel that uses several reductions (or
+// the runtime's kernel, which dispatches over every op and type) would otherwise inline them all
+// into one function, and ptxas time grows much faster than linearly with function size.
+#if defined(__CUDACC__)
+#define XSHMEM_RED_OUTLINE __host__ __device__ __noinline__
+#else
+#define XSHMEM_RED_OUTLINE inline
+#endif
+
 namespace red {
 
 inline constexpr int kSignalBase = 32;                             // coll_signal[32 + member]
@@ -269,8 +278,8 @@ XSHMEM_HD_INLINE void member_range(int me, int n, int *k0, int *k1) {
 }
 
 template <typename G, int Op, typename T>
-XSHMEM_HD_INLINE void direct(const state_t &s, const team_t &t, T *dest, const T *source,
-                             size_t nreduce) {
+XSHMEM_RED_OUTLINE void direct(const state_t &s, const team_t &t, T *dest, const T *source,
+                               size_t nreduce) {
   team_sync_t &area = team_area(s, t);
   uint64_t *flags = &area.coll_signal[kSignalBase];
   uint64_t *step_word = &area.coll_signal[kStepWord];
@@ -318,8 +327,8 @@ XSHMEM_HD_INLINE void direct(const state_t &s, const team_t &t, T *dest, const T
 }
 
 template <typename G, int Op, typename T>
-XSHMEM_HD_INLINE void rsag(const state_t &s, const team_t &t, T *dest, const T *source,
-                           size_t nreduce) {
+XSHMEM_RED_OUTLINE void rsag(const state_t &s, const team_t &t, T *dest, const T *source,
+                             size_t nreduce) {
   const int n = t.size, me = t.my_index;
   auto remote = [&](const T *sym, int k) -> const T * {
     return k == me ? sym : lsa_addr(s, const_cast<T *>(sym), team_world_pe(t, k));
