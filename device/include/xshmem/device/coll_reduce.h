@@ -72,9 +72,12 @@ struct reduce_thread_group {
   XSHMEM_HD_INLINE static void sync() {}
 };
 
-// Full unrolling of the fixed-count loops below (GCC spells the pragma differently).
-#if defined(__CUDACC__)
+// Full unrolling of the fixed-count loops below. GCC spells the pragma differently, and nvcc's
+// host pass rejects both spellings (the host pass of nvcc gets none).
+#if defined(__CUDA_ARCH__)
 #define XSHMEM_RED_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define XSHMEM_RED_UNROLL
 #else
 #define XSHMEM_RED_UNROLL _Pragma("GCC unroll 8")
 #endif
