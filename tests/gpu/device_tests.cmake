@@ -1,7 +1,7 @@
 # GPU conformance programs of the device API (gpudev), included by tests/gpu/CMakeLists.txt
 # after its compile-option setup. One program per .cu; each runs under `xshmem-run -n 2`, exits
 # 77 (CTest: skipped) where no GPU is usable, and prints one line per case.
-set(XT_GPU_DEVICE_TESTS rma rma2 amo sig p2p ord coll mem stress)
+set(XT_GPU_DEVICE_TESTS rma rma2 amo sig p2p ord coll mem stress team)
 foreach(t ${XT_GPU_DEVICE_TESTS})
   if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${t}.cu)
     continue()
