@@ -137,10 +137,6 @@ void check_agreement(const char *call, const dev::team_t &parent, xshmem_team_t 
     check_fail(call, "the PEs of the parent team passed different arguments (inconsistent split)");
 }
 
-uint64_t mix(uint64_t h, int64_t v) {
-  h ^= static_cast<uint64_t>(v) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-  return h;
-}
 
 void publish(const char *call) {
   if (!republish_state().ok()) check_fail(call, "cannot publish the team table to the GPU");
@@ -169,6 +165,17 @@ dev::team_t *init_predefined(const dev::state_t &s, const std::vector<uint64_t> 
 
 void reset() {
   g_table = Table{};
+}
+
+uint64_t mix(uint64_t h, int64_t v) {
+  h ^= static_cast<uint64_t>(v) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+bool args_agree(int team, uint64_t key) {
+  const dev::team_t *t = lookup(team);
+  if (t == nullptr) return true;
+  return run(*t, team, 2, key, dev::kWordMax) == run(*t, team, 2, key, dev::kWordMin);
 }
 
 }  // namespace xshmem::core::team
