@@ -207,7 +207,8 @@ void *alloc_collective(const char *call, size_t size, size_t align, bool zero) {
   // ERR-06: arguments that differ between PEs would give blocks at different offsets.
   if (checks_enabled() &&
       !team::args_agree(XSHMEM_TEAM_WORLD, team::mix(team::mix(size, align), zero ? 1 : 0)))
-    check_fail(call, "size %zu (alignment %zu) differs between PEs; collective allocations need "
+    check_fail(call,
+               "size %zu (alignment %zu) differs between PEs; collective allocations need "
                "identical arguments on every PE",
                size, align);
   Allocator &a = heap_allocator();

@@ -137,7 +137,6 @@ void check_agreement(const char *call, const dev::team_t &parent, xshmem_team_t 
     check_fail(call, "the PEs of the parent team passed different arguments (inconsistent split)");
 }
 
-
 void publish(const char *call) {
   if (!republish_state().ok()) check_fail(call, "cannot publish the team table to the GPU");
 }
