@@ -66,9 +66,12 @@ int xshmem_query_initialized(void);
  * and this PE on stderr. Any thread may call it; if PEs call it at once with different statuses,
  * each PE exits with one of them. Before init it exits this process only. Does not return. */
 void xshmem_global_exit(int status) __attribute__((noreturn));
-/* Library version and name (OpenSHMEM info_get_*). */
+/* Stores XSHMEM_MAJOR_VERSION and XSHMEM_MINOR_VERSION (the OpenSHMEM version followed) in
+ * *major and *minor; a NULL pointer is skipped. Callable at any time. */
 void xshmem_info_get_version(int *major, int *minor);
-void xshmem_info_get_name(char *name); /* at least XSHMEM_MAX_NAME_LEN bytes */
+/* Writes XSHMEM_VENDOR_STRING, NUL-terminated, into `name` (at least XSHMEM_MAX_NAME_LEN bytes;
+ * never more are written); NULL is ignored. Callable at any time. */
+void xshmem_info_get_name(char *name);
 
 /* Opaque unique id for applications with their own launcher (torch.distributed, ...): rank 0
  * calls xshmem_get_uniqueid, sends the bytes to every process, and each calls xshmem_init_attr
