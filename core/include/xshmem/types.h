@@ -72,6 +72,14 @@ typedef struct xshmem_team_config {
 } xshmem_team_config_t;
 #define XSHMEM_TEAM_NUM_CONTEXTS (1L << 0)
 
+/* Thread levels of xshmem_init_thread / xshmem_query_thread, in increasing order (OpenSHMEM
+ * SHMEM_THREAD_*): SINGLE, one thread in the process; FUNNELED, only the thread that called init
+ * calls xshmem; SERIALIZED, any thread, never two at once; MULTIPLE, any threads at once. */
+#define XSHMEM_THREAD_SINGLE 0
+#define XSHMEM_THREAD_FUNNELED 1
+#define XSHMEM_THREAD_SERIALIZED 2
+#define XSHMEM_THREAD_MULTIPLE 3
+
 /* Library version (info_get_version). */
 #define XSHMEM_MAJOR_VERSION 1
 #define XSHMEM_MINOR_VERSION 5

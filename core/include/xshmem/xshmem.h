@@ -34,23 +34,44 @@ extern "C" {
 /* ---- Setup and query ------------------------------------------------------------------------ */
 
 /* Starts the runtime: loads plugins, joins the job through the bootstrap, creates the symmetric
- * heap and connects every peer. Collective. Exits the process with a diagnostic on failure. */
+ * heap and connects every peer. Collective. Exits the process with a diagnostic on failure.
+ * OpenSHMEM 1.6: may be called again while initialised (only counted, no communication); each
+ * call, of this or of any init routine, needs a matching xshmem_finalize. After the last
+ * finalize the job may be initialised again, with the same PE numbers. */
 void xshmem_init(void);
-/* Tears everything down (collective; barrier on entry). Leaves no thread, file descriptor or
- * shared-memory segment behind. */
+/* Like xshmem_init, asking for thread support `requested` (an XSHMEM_THREAD_* level). Returns 0
+ * and stores the level provided in *provided (if not NULL): always XSHMEM_THREAD_MULTIPLE.
+ * Returns nonzero, without initialising, when `requested` is not one of the four levels, or
+ * when init fails before the job is formed. Counted like xshmem_init. */
+int xshmem_init_thread(int requested, int *provided);
+/* Stores in *provided (if not NULL) the thread level the runtime provides: always
+ * XSHMEM_THREAD_MULTIPLE, whichever init routine was used; callable before init too. */
+void xshmem_query_thread(int *provided);
+/* Collective. A finalize that does not match the last outstanding init acts as
+ * xshmem_barrier_all and leaves the runtime usable. The last one barriers, then tears everything
+ * down, leaving no thread, file descriptor or shared-memory segment that init created (rank 0
+ * of a tcp job keeps its listening socket for a later init of the same job). Any thread may call
+ * it; the init/finalize pairs of different threads are counted together. */
 void xshmem_finalize(void);
 /* This PE's number in the world team, and the number of PEs. */
 #ifndef XSHMEM_DEVICE_API
 int xshmem_my_pe(void);
 int xshmem_n_pes(void);
 #endif
-/* Whether the runtime is initialised (1) or not (0). */
+/* Whether the runtime is initialised (1: an init not yet matched by the last finalize) or not
+ * (0). Callable at any time, from any thread. */
 int xshmem_query_initialized(void);
-/* Stops every PE of the job with `status` as exit code. Does not return. */
+/* Stops every PE of the job, whatever each is doing (waiting, in a barrier, computing), within
+ * seconds: each process exits with `status` (its low 8 bits). Prints one line naming the status
+ * and this PE on stderr. Any thread may call it; if PEs call it at once with different statuses,
+ * each PE exits with one of them. Before init it exits this process only. Does not return. */
 void xshmem_global_exit(int status) __attribute__((noreturn));
-/* Library version and name (OpenSHMEM info_get_*). */
+/* Stores XSHMEM_MAJOR_VERSION and XSHMEM_MINOR_VERSION (the OpenSHMEM version followed) in
+ * *major and *minor; a NULL pointer is skipped. Callable at any time. */
 void xshmem_info_get_version(int *major, int *minor);
-void xshmem_info_get_name(char *name); /* at least XSHMEM_MAX_NAME_LEN bytes */
+/* Writes XSHMEM_VENDOR_STRING, NUL-terminated, into `name` (at least XSHMEM_MAX_NAME_LEN bytes;
+ * never more are written); NULL is ignored. Callable at any time. */
+void xshmem_info_get_name(char *name);
 
 /* Opaque unique id for applications with their own launcher (torch.distributed, ...): rank 0
  * calls xshmem_get_uniqueid, sends the bytes to every process, and each calls xshmem_init_attr
