@@ -818,6 +818,8 @@ void xshmem_global_exit(int status) {
   stop_job(status, XSHMEM_LOG_INFO, "core", line);
 }
 
+void xshmemi_h_global_exit(int status) __attribute__((noreturn, alias("xshmem_global_exit")));
+
 void xshmem_info_get_version(int *major, int *minor) {
   if (major) *major = XSHMEM_MAJOR_VERSION;
   if (minor) *minor = XSHMEM_MINOR_VERSION;

@@ -70,3 +70,12 @@ add_test(NAME gpu.err11.unchecked_misaligned_atomic.np2
              misaligned_atomic)
 set_tests_properties(gpu.err11.unchecked_misaligned_atomic.np2 PROPERTIES SKIP_RETURN_CODE 77
   TIMEOUT 60 PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;death;err;np2")
+# INIT-05 from a device thread: xshmem_global_exit(42) in PE 0's kernel ends every PE with 42.
+add_test(NAME gpu.init05.device_global_exit.np2
+  COMMAND ${XT_GPU_DEATH} --np 2 --status 42
+          --regex "xshmem: xshmem_global_exit \\(device, block 3,0,0 thread 5,0,0\\): status 42.*\\(pe 0\\)"
+          --max-seconds 10
+          -- ${CMAKE_BINARY_DIR}/bin/xshmem-run -n 2 $<TARGET_FILE:xshmem_gpu_err_device_unchecked>
+             global_exit)
+set_tests_properties(gpu.init05.device_global_exit.np2 PROPERTIES SKIP_RETURN_CODE 77
+  TIMEOUT 60 PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;death;np2")

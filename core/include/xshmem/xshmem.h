@@ -65,7 +65,9 @@ int xshmem_query_initialized(void);
  * seconds: each process exits with `status` (its low 8 bits). Prints one line naming the status
  * and this PE on stderr. Any thread may call it; if PEs call it at once with different statuses,
  * each PE exits with one of them. Before init it exits this process only. Does not return. */
+#ifndef XSHMEM_DEVICE_API
 void xshmem_global_exit(int status) __attribute__((noreturn));
+#endif
 /* Stores XSHMEM_MAJOR_VERSION and XSHMEM_MINOR_VERSION (the OpenSHMEM version followed) in
  * *major and *minor; a NULL pointer is skipped. Callable at any time. */
 void xshmem_info_get_version(int *major, int *minor);

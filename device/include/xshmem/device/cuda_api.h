@@ -89,6 +89,18 @@ int xshmemi_state_sink(const void *state, size_t size, int device) {
 #define XSHMEMI_HD static __host__ __device__ __forceinline__
 #define XSHMEMI_D static __device__ __forceinline__
 
+// ---- global_exit ------------------------------------------------------------------------------
+extern "C" void xshmemi_h_global_exit(int status) __attribute__((noreturn));
+// In a kernel: the runtime stops every PE with `status` within ~10 ms (the calling thread waits
+// for the end of the process).
+XSHMEMI_HD void xshmem_global_exit(int status) {
+#if defined(__CUDA_ARCH__)
+  xshmem::dev::device_global_exit(XSHMEMI_DS.device_error, status);
+#else
+  xshmemi_h_global_exit(status);
+#endif
+}
+
 // ---- Teams (the handle indexes the device copy of the team table) ------------------------------
 extern "C" int xshmemi_h_team_my_pe(xshmem_team_t);
 extern "C" int xshmemi_h_team_n_pes(xshmem_team_t);
