@@ -16,6 +16,7 @@
 #include <xshmem/xshmem.h>
 
 #include "checks.h"
+#include "ctx.h"
 #include "cuda/cuda_rt.h"
 #include "cuda/device_ops.h"
 #include "log.h"
@@ -164,6 +165,7 @@ dev::team_t *init_predefined(const dev::state_t &s, const std::vector<uint64_t> 
 
 void reset() {
   g_table = Table{};
+  ctx::reset();  // contexts belong to teams
 }
 
 uint64_t mix(uint64_t h, int64_t v) {
@@ -317,6 +319,7 @@ void xshmem_team_destroy(xshmem_team_t team) {
   }
   const xd::team_t *t = xt::require(call, team);
   if (t == nullptr) return;
+  xshmem::core::ctx::on_team_destroy(call, team);  // the team's contexts go with it
   // Every member is done with the team (and its slot) before any releases it.
   xt::run(*t, team, 1);
   xt::g_table.t[team] = xd::team_t{};
