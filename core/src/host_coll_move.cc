@@ -91,9 +91,8 @@ int fcollect(const char *call, xshmem_team_t team, T *dest, const T *source, siz
                   alignof(T));
     check_sym_arg(call, "source", source, bytes, alignof(T));
   }
-  return run(dev::kCollFcollect, team, dest, source, bytes, sizeof(T), 1, 1, 0, [&] {
-    return dev::fcollectmem<dev::coll_thread>(state(), t, dest, source, bytes);
-  });
+  return run(dev::kCollFcollect, team, dest, source, bytes, sizeof(T), 1, 1, 0,
+             [&] { return dev::fcollectmem<dev::coll_thread>(state(), t, dest, source, bytes); });
 }
 
 template <typename T>
@@ -106,9 +105,8 @@ int collect(const char *call, xshmem_team_t team, T *dest, const T *source, size
     check_sym_arg(call, "dest", dest, bytes, alignof(T));
     check_sym_arg(call, "source", source, bytes, alignof(T));
   }
-  return run(dev::kCollCollect, team, dest, source, bytes, sizeof(T), 1, 1, 0, [&] {
-    return dev::collectmem<dev::coll_thread>(state(), t, dest, source, bytes);
-  });
+  return run(dev::kCollCollect, team, dest, source, bytes, sizeof(T), 1, 1, 0,
+             [&] { return dev::collectmem<dev::coll_thread>(state(), t, dest, source, bytes); });
 }
 
 template <typename T>
@@ -121,9 +119,8 @@ int alltoall(const char *call, xshmem_team_t team, T *dest, const T *source, siz
     check_sym_arg(call, "dest", dest, all, alignof(T));
     check_sym_arg(call, "source", source, all, alignof(T));
   }
-  return run(dev::kCollAlltoall, team, dest, source, bytes, sizeof(T), 1, 1, 0, [&] {
-    return dev::alltoallmem<dev::coll_thread>(state(), t, dest, source, bytes);
-  });
+  return run(dev::kCollAlltoall, team, dest, source, bytes, sizeof(T), 1, 1, 0,
+             [&] { return dev::alltoallmem<dev::coll_thread>(state(), t, dest, source, bytes); });
 }
 
 template <typename T>
@@ -139,9 +136,9 @@ int alltoalls(const char *call, xshmem_team_t team, T *dest, const T *source, pt
     check_sym_arg(call, "dest", dest, dbytes, alignof(T));
     check_sym_arg(call, "source", source, sbytes, alignof(T));
   }
-  return run(dev::kCollAlltoalls, team, dest, source, nelems * sizeof(T), sizeof(T), dst, sst, 0,
-             [&] { return dev::alltoalls<dev::coll_thread>(state(), t, dest, source, dst, sst,
-                                                           nelems); });
+  return run(
+      dev::kCollAlltoalls, team, dest, source, nelems * sizeof(T), sizeof(T), dst, sst, 0,
+      [&] { return dev::alltoalls<dev::coll_thread>(state(), t, dest, source, dst, sst, nelems); });
 }
 
 }  // namespace
@@ -151,30 +148,31 @@ namespace xc = xshmem::core;
 
 extern "C" {
 
-#define XSHMEM_DEF_COLL_MOVE(T, N)                                                             \
-  int xshmem_##N##_broadcast(xshmem_team_t team, T *dest, const T *source, size_t nelems,      \
-                             int PE_root) {                                                    \
-    return xc::broadcast<T>("xshmem_" #N "_broadcast", team, dest, source, nelems, PE_root);   \
-  }                                                                                            \
-  int xshmem_##N##_collect(xshmem_team_t team, T *dest, const T *source, size_t nelems) {      \
-    return xc::collect<T>("xshmem_" #N "_collect", team, dest, source, nelems);                \
-  }                                                                                            \
-  int xshmem_##N##_fcollect(xshmem_team_t team, T *dest, const T *source, size_t nelems) {     \
-    return xc::fcollect<T>("xshmem_" #N "_fcollect", team, dest, source, nelems);              \
-  }                                                                                            \
-  int xshmem_##N##_alltoall(xshmem_team_t team, T *dest, const T *source, size_t nelems) {     \
-    return xc::alltoall<T>("xshmem_" #N "_alltoall", team, dest, source, nelems);              \
-  }                                                                                            \
-  int xshmem_##N##_alltoalls(xshmem_team_t team, T *dest, const T *source, ptrdiff_t dst,      \
-                             ptrdiff_t sst, size_t nelems) {                                   \
-    return xc::alltoalls<T>("xshmem_" #N "_alltoalls", team, dest, source, dst, sst, nelems);  \
+#define XSHMEM_DEF_COLL_MOVE(T, N)                                                            \
+  int xshmem_##N##_broadcast(xshmem_team_t team, T *dest, const T *source, size_t nelems,     \
+                             int PE_root) {                                                   \
+    return xc::broadcast<T>("xshmem_" #N "_broadcast", team, dest, source, nelems, PE_root);  \
+  }                                                                                           \
+  int xshmem_##N##_collect(xshmem_team_t team, T *dest, const T *source, size_t nelems) {     \
+    return xc::collect<T>("xshmem_" #N "_collect", team, dest, source, nelems);               \
+  }                                                                                           \
+  int xshmem_##N##_fcollect(xshmem_team_t team, T *dest, const T *source, size_t nelems) {    \
+    return xc::fcollect<T>("xshmem_" #N "_fcollect", team, dest, source, nelems);             \
+  }                                                                                           \
+  int xshmem_##N##_alltoall(xshmem_team_t team, T *dest, const T *source, size_t nelems) {    \
+    return xc::alltoall<T>("xshmem_" #N "_alltoall", team, dest, source, nelems);             \
+  }                                                                                           \
+  int xshmem_##N##_alltoalls(xshmem_team_t team, T *dest, const T *source, ptrdiff_t dst,     \
+                             ptrdiff_t sst, size_t nelems) {                                  \
+    return xc::alltoalls<T>("xshmem_" #N "_alltoalls", team, dest, source, dst, sst, nelems); \
   }
 XSHMEM_RMA_TYPES(XSHMEM_DEF_COLL_MOVE)
 #undef XSHMEM_DEF_COLL_MOVE
 
 int xshmem_broadcastmem(xshmem_team_t team, void *dest, const void *source, size_t nelems,
                         int PE_root) {
-  return xc::broadcast<unsigned char>("xshmem_broadcastmem", team, static_cast<unsigned char *>(dest),
+  return xc::broadcast<unsigned char>("xshmem_broadcastmem", team,
+                                      static_cast<unsigned char *>(dest),
                                       static_cast<const unsigned char *>(source), nelems, PE_root);
 }
 int xshmem_collectmem(xshmem_team_t team, void *dest, const void *source, size_t nelems) {
@@ -182,8 +180,7 @@ int xshmem_collectmem(xshmem_team_t team, void *dest, const void *source, size_t
                                     static_cast<const unsigned char *>(source), nelems);
 }
 int xshmem_fcollectmem(xshmem_team_t team, void *dest, const void *source, size_t nelems) {
-  return xc::fcollect<unsigned char>("xshmem_fcollectmem", team,
-                                     static_cast<unsigned char *>(dest),
+  return xc::fcollect<unsigned char>("xshmem_fcollectmem", team, static_cast<unsigned char *>(dest),
                                      static_cast<const unsigned char *>(source), nelems);
 }
 int xshmem_alltoallmem(xshmem_team_t team, void *dest, const void *source, size_t nelems) {
@@ -200,13 +197,12 @@ int xshmem_alltoallsmem(xshmem_team_t team, void *dest, const void *source, ptrd
 // Second names for the inline CUDA API's host branches (<xshmem/device/cuda_api.h>).
 #define XSHMEMI_ALIAS(NAME, PARAMS) \
   int xshmemi_h_##NAME PARAMS __attribute__((alias("xshmem_" #NAME)));
-#define XSHMEM_ALIAS_COLL_MOVE(T, N)                                                \
-  XSHMEMI_ALIAS(N##_broadcast, (xshmem_team_t, T *, const T *, size_t, int))        \
-  XSHMEMI_ALIAS(N##_collect, (xshmem_team_t, T *, const T *, size_t))               \
-  XSHMEMI_ALIAS(N##_fcollect, (xshmem_team_t, T *, const T *, size_t))              \
-  XSHMEMI_ALIAS(N##_alltoall, (xshmem_team_t, T *, const T *, size_t))              \
-  XSHMEMI_ALIAS(N##_alltoalls,                                                      \
-                (xshmem_team_t, T *, const T *, ptrdiff_t, ptrdiff_t, size_t))
+#define XSHMEM_ALIAS_COLL_MOVE(T, N)                                         \
+  XSHMEMI_ALIAS(N##_broadcast, (xshmem_team_t, T *, const T *, size_t, int)) \
+  XSHMEMI_ALIAS(N##_collect, (xshmem_team_t, T *, const T *, size_t))        \
+  XSHMEMI_ALIAS(N##_fcollect, (xshmem_team_t, T *, const T *, size_t))       \
+  XSHMEMI_ALIAS(N##_alltoall, (xshmem_team_t, T *, const T *, size_t))       \
+  XSHMEMI_ALIAS(N##_alltoalls, (xshmem_team_t, T *, const T *, ptrdiff_t, ptrdiff_t, size_t))
 XSHMEM_RMA_TYPES_NO_LD(XSHMEM_ALIAS_COLL_MOVE)
 #undef XSHMEM_ALIAS_COLL_MOVE
 XSHMEMI_ALIAS(broadcastmem, (xshmem_team_t, void *, const void *, size_t, int))

@@ -35,9 +35,9 @@ struct Api {
 template <typename F>
 void for_each_type(F &&f) {
   uint32_t k = 0;
-#define XT_TYPE(T, N)                                                                             \
-  f(Api<T>{#N, xshmem_##N##_broadcast, xshmem_##N##_collect, xshmem_##N##_fcollect,               \
-           xshmem_##N##_alltoall, xshmem_##N##_alltoalls},                                        \
+#define XT_TYPE(T, N)                                                               \
+  f(Api<T>{#N, xshmem_##N##_broadcast, xshmem_##N##_collect, xshmem_##N##_fcollect, \
+           xshmem_##N##_alltoall, xshmem_##N##_alltoalls},                          \
     k++);
   XSHMEM_RMA_TYPES(XT_TYPE)
 #undef XT_TYPE
@@ -48,6 +48,7 @@ struct Member {
   xshmem_team_t team;
   std::string name;
   int me, n;
+  uint32_t pos;  // position in the bank (the same on every PE)
   int world(int i) const { return xshmem_team_translate_pe(team, i, XSHMEM_TEAM_WORLD); }
 };
 
@@ -83,7 +84,8 @@ class Bank {
  private:
   void add(xshmem_team_t t, const char *name) {
     REQUIRE(t != XSHMEM_TEAM_INVALID);
-    teams_.push_back({t, name, xshmem_team_my_pe(t), xshmem_team_n_pes(t)});
+    teams_.push_back({t, name, xshmem_team_my_pe(t), xshmem_team_n_pes(t),
+                      static_cast<uint32_t>(teams_.size())});
   }
   std::vector<Member> teams_;
   std::vector<xshmem_team_t> own_;
@@ -137,10 +139,11 @@ std::string label(const char *coll, const char *type, const Member &m, size_t ne
 // ---- broadcast ----------------------------------------------------------------------------------
 
 template <typename T>
-void broadcast_case(Areas &a, const Member &m, int (*fn)(xshmem_team_t, T *, const T *, size_t, int),
-                    const char *type, size_t nelems, int root, bool in_place, uint64_t iter) {
-  const std::string what =
-      label("broadcast", type, m, nelems, ", root " + std::to_string(root) + (in_place ? ", in place" : ""));
+void broadcast_case(Areas &a, const Member &m,
+                    int (*fn)(xshmem_team_t, T *, const T *, size_t, int), const char *type,
+                    size_t nelems, int root, bool in_place, uint64_t iter) {
+  const std::string what = label("broadcast", type, m, nelems,
+                                 ", root " + std::to_string(root) + (in_place ? ", in place" : ""));
   xt::note("COLL-03 %s", what.c_str());
   a.ready(m);
   const int wroot = m.world(root);
@@ -241,6 +244,14 @@ void alltoalls_case(Areas &a, const Member &m,
   CHECK(a.intact(total == 0 ? 0 : ((total - 1) * dst + 1) * sizeof(T), what));
 }
 
+// Iteration numbers per bank position: the members of a team make the same calls in the same
+// order, but the even and odd halves (one position) run different numbers of cases, so a single
+// counter would differ between PEs of different halves.
+struct Iters {
+  uint64_t ctr[8] = {};
+  uint64_t next(const Member &m) { return (uint64_t{m.pos} << 40) | ++ctr[m.pos]; }
+};
+
 // Sizes every type runs (elements); the large ones run for the mem forms.
 const size_t kSmall[] = {0, 1, 7, 8, 4095};
 
@@ -251,17 +262,17 @@ TEST_CASE("COLL-03 broadcast_matrix", "[COLL-03]") {
   const size_t big = size_t{1} << 20;  // 1 MiB: more than the 128 KiB team scratch
   Areas a(big + 64, big + 64);
   Bank bank;
-  uint64_t iter = 0;
-  for_each_type([&](auto api, uint32_t tix) {
+  Iters iter;
+  for_each_type([&](auto api, uint32_t) {
     for (const Member &m : bank.teams()) {
       for (size_t s : kSmall) {
         // Every root on small teams; first, middle and last above 4 members (time on 2 cores).
         for (int root = 0; root < m.n; ++root) {
           if (m.n > 4 && root != 0 && root != m.n / 2 && root != m.n - 1) continue;
-          broadcast_case(a, m, api.broadcast, api.name, s, root, false, ++iter + tix * 100000);
+          broadcast_case(a, m, api.broadcast, api.name, s, root, false, iter.next(m));
         }
       }
-      broadcast_case(a, m, api.broadcast, api.name, 100, m.n - 1, true, ++iter);
+      broadcast_case(a, m, api.broadcast, api.name, 100, m.n - 1, true, iter.next(m));
     }
   });
   // The byte form with sizes past the scratch, every root of WORLD.
@@ -274,7 +285,7 @@ TEST_CASE("COLL-03 broadcast_matrix", "[COLL-03]") {
             [](xshmem_team_t t, unsigned char *d, const unsigned char *src, size_t k, int r) {
               return xshmem_broadcastmem(t, d, src, k, r);
             },
-            "mem", s, root, false, ++iter);
+            "mem", s, root, false, iter.next(m));
       }
     }
   }
@@ -286,17 +297,17 @@ TEST_CASE("COLL-04 collect_variable", "[COLL-04]") {
   const size_t big = size_t{1} << 20;
   Areas a(size_t{300000}, big + 64);
   Bank bank;
-  uint64_t iter = 0;
+  Iters iter;
   for_each_type([&](auto api, uint32_t) {
     for (const Member &m : bank.teams()) {
-      ++iter;
-      collect_case(a, m, api.collect, api.name, [](int i) { return size_t(i); }, "= member index",
-                   iter);
-      const uint64_t salt = ++iter;
+      collect_case(
+          a, m, api.collect, api.name, [](int i) { return size_t(i); }, "= member index",
+          iter.next(m));
+      const uint64_t salt = iter.next(m);
       collect_case(
           a, m, api.collect, api.name,
           [salt](int i) { return size_t(xt::hash(salt, static_cast<uint64_t>(i)) % 41); },
-          "pseudo-random 0..40", iter);
+          "pseudo-random 0..40", salt);
     }
   });
   for (const Member &m : bank.teams()) {
@@ -307,7 +318,7 @@ TEST_CASE("COLL-04 collect_variable", "[COLL-04]") {
           return xshmem_collectmem(t, d, src, k);
         },
         "mem", [](int i) { return i == 1 ? size_t{0} : size_t{131072 + 4099 * size_t(i)}; },
-        "128 KiB + 4099 x index, member 1 none", ++iter);
+        "128 KiB + 4099 x index, member 1 none", iter.next(m));
   }
   xshmem_barrier_all();
 }
@@ -317,10 +328,10 @@ TEST_CASE("COLL-05 fcollect", "[COLL-05]") {
   const size_t per = size_t{1} << 20;
   Areas a(per + 64, per * n + 64);
   Bank bank;
-  uint64_t iter = 0;
+  Iters iter;
   for_each_type([&](auto api, uint32_t) {
     for (const Member &m : bank.teams())
-      for (size_t s : kSmall) fcollect_case(a, m, api.fcollect, api.name, s, ++iter);
+      for (size_t s : kSmall) fcollect_case(a, m, api.fcollect, api.name, s, iter.next(m));
   });
   for (const Member &m : bank.teams())
     for (size_t s : {size_t{65537}, per})
@@ -329,7 +340,7 @@ TEST_CASE("COLL-05 fcollect", "[COLL-05]") {
           [](xshmem_team_t t, unsigned char *d, const unsigned char *src, size_t k) {
             return xshmem_fcollectmem(t, d, src, k);
           },
-          "mem", s, ++iter);
+          "mem", s, iter.next(m));
   xshmem_barrier_all();
 }
 
@@ -338,10 +349,10 @@ TEST_CASE("COLL-06 alltoall", "[COLL-06]") {
   const size_t blk = size_t{256} << 10;
   Areas a(blk * n + 64, blk * n + 64);
   Bank bank;
-  uint64_t iter = 0;
+  Iters iter;
   for_each_type([&](auto api, uint32_t) {
     for (const Member &m : bank.teams())
-      for (size_t s : kSmall) alltoall_case(a, m, api.alltoall, api.name, s, ++iter);
+      for (size_t s : kSmall) alltoall_case(a, m, api.alltoall, api.name, s, iter.next(m));
   });
   for (const Member &m : bank.teams())
     for (size_t s : {size_t{65535}, blk})
@@ -350,7 +361,7 @@ TEST_CASE("COLL-06 alltoall", "[COLL-06]") {
           [](xshmem_team_t t, unsigned char *d, const unsigned char *src, size_t k) {
             return xshmem_alltoallmem(t, d, src, k);
           },
-          "mem", s, ++iter);
+          "mem", s, iter.next(m));
   xshmem_barrier_all();
 }
 
@@ -359,13 +370,13 @@ TEST_CASE("COLL-07 alltoalls_strides", "[COLL-07]") {
   // Up to 100 elements per block, stride 3, 16-byte elements.
   Areas a(size_t{100} * n * 3 * 16 + 64, size_t{100} * n * 3 * 16 + 64);
   Bank bank;
-  uint64_t iter = 0;
+  Iters iter;
   for_each_type([&](auto api, uint32_t) {
     for (const Member &m : bank.teams())
       for (ptrdiff_t dst : {1, 2, 3})
         for (ptrdiff_t sst : {1, 2, 3})
           for (size_t s : {size_t{0}, size_t{1}, size_t{5}})
-            alltoalls_case(a, m, api.alltoalls, api.name, s, dst, sst, ++iter);
+            alltoalls_case(a, m, api.alltoalls, api.name, s, dst, sst, iter.next(m));
   });
   for (const Member &m : bank.teams())
     for (ptrdiff_t dst : {1, 3})
@@ -374,7 +385,7 @@ TEST_CASE("COLL-07 alltoalls_strides", "[COLL-07]") {
             a, m,
             [](xshmem_team_t t, unsigned char *d, const unsigned char *src, ptrdiff_t ds,
                ptrdiff_t ss, size_t k) { return xshmem_alltoallsmem(t, d, src, ds, ss, k); },
-            "mem", 100, dst, sst, ++iter);
+            "mem", 100, dst, sst, iter.next(m));
   xshmem_barrier_all();
 }
 

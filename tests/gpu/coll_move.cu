@@ -102,27 +102,57 @@ __global__ void coll_kernel(int coll, int scope, xshmem_team_t team, uint8_t *ds
   int rc = 0;
   if (scope == kT && tid == 0) {
     switch (coll) {
-      case kBcast: rc = xshmem_broadcastmem(team, dst, src, nb, root); break;
-      case kCollect: rc = xshmem_collectmem(team, dst, src, mine); break;
-      case kFcollect: rc = xshmem_fcollectmem(team, dst, src, nb); break;
-      case kAlltoall: rc = xshmem_alltoallmem(team, dst, src, nb); break;
-      default: rc = xshmem_uint32_alltoalls(team, wd, ws, kDst, kSst, ne); break;
+      case kBcast:
+        rc = xshmem_broadcastmem(team, dst, src, nb, root);
+        break;
+      case kCollect:
+        rc = xshmem_collectmem(team, dst, src, mine);
+        break;
+      case kFcollect:
+        rc = xshmem_fcollectmem(team, dst, src, nb);
+        break;
+      case kAlltoall:
+        rc = xshmem_alltoallmem(team, dst, src, nb);
+        break;
+      default:
+        rc = xshmem_uint32_alltoalls(team, wd, ws, kDst, kSst, ne);
+        break;
     }
   } else if (scope == kW && tid < 32) {
     switch (coll) {
-      case kBcast: rc = xshmemx_broadcastmem_warp(team, dst, src, nb, root); break;
-      case kCollect: rc = xshmemx_collectmem_warp(team, dst, src, mine); break;
-      case kFcollect: rc = xshmemx_fcollectmem_warp(team, dst, src, nb); break;
-      case kAlltoall: rc = xshmemx_alltoallmem_warp(team, dst, src, nb); break;
-      default: rc = xshmemx_uint32_alltoalls_warp(team, wd, ws, kDst, kSst, ne); break;
+      case kBcast:
+        rc = xshmemx_broadcastmem_warp(team, dst, src, nb, root);
+        break;
+      case kCollect:
+        rc = xshmemx_collectmem_warp(team, dst, src, mine);
+        break;
+      case kFcollect:
+        rc = xshmemx_fcollectmem_warp(team, dst, src, nb);
+        break;
+      case kAlltoall:
+        rc = xshmemx_alltoallmem_warp(team, dst, src, nb);
+        break;
+      default:
+        rc = xshmemx_uint32_alltoalls_warp(team, wd, ws, kDst, kSst, ne);
+        break;
     }
   } else if (scope == kB) {
     switch (coll) {
-      case kBcast: rc = xshmemx_broadcastmem_block(team, dst, src, nb, root); break;
-      case kCollect: rc = xshmemx_collectmem_block(team, dst, src, mine); break;
-      case kFcollect: rc = xshmemx_fcollectmem_block(team, dst, src, nb); break;
-      case kAlltoall: rc = xshmemx_alltoallmem_block(team, dst, src, nb); break;
-      default: rc = xshmemx_uint32_alltoalls_block(team, wd, ws, kDst, kSst, ne); break;
+      case kBcast:
+        rc = xshmemx_broadcastmem_block(team, dst, src, nb, root);
+        break;
+      case kCollect:
+        rc = xshmemx_collectmem_block(team, dst, src, mine);
+        break;
+      case kFcollect:
+        rc = xshmemx_fcollectmem_block(team, dst, src, nb);
+        break;
+      case kAlltoall:
+        rc = xshmemx_alltoallmem_block(team, dst, src, nb);
+        break;
+      default:
+        rc = xshmemx_uint32_alltoalls_block(team, wd, ws, kDst, kSst, ne);
+        break;
     }
   }
   GT_CHECK(rc == 0, tid, 0, rc);
@@ -141,11 +171,15 @@ struct Bufs {
 
 size_t dest_extent(int coll, const Team &t, size_t nb) {
   switch (coll) {
-    case kBcast: return nb;
-    case kCollect: return collect_off(nb, t.n);
+    case kBcast:
+      return nb;
+    case kCollect:
+      return collect_off(nb, t.n);
     case kFcollect:
-    case kAlltoall: return nb * t.n;
-    default: return nb / 4 * t.n * kDst * 4;
+    case kAlltoall:
+      return nb * t.n;
+    default:
+      return nb / 4 * t.n * kDst * 4;
   }
 }
 
@@ -162,11 +196,21 @@ void one(const Bufs &b, int coll, int scope, xshmem_team_t team, const Team &t, 
     auto *wd = reinterpret_cast<uint32_t *>(b.dst);
     auto *ws = reinterpret_cast<const uint32_t *>(b.src);
     switch (coll) {
-      case kBcast: rc = xshmem_broadcastmem(team, b.dst, b.src, nb, root); break;
-      case kCollect: rc = xshmem_collectmem(team, b.dst, b.src, collect_count(nb, t.me)); break;
-      case kFcollect: rc = xshmem_fcollectmem(team, b.dst, b.src, nb); break;
-      case kAlltoall: rc = xshmem_alltoallmem(team, b.dst, b.src, nb); break;
-      default: rc = xshmem_uint32_alltoalls(team, wd, ws, kDst, kSst, nb / 4); break;
+      case kBcast:
+        rc = xshmem_broadcastmem(team, b.dst, b.src, nb, root);
+        break;
+      case kCollect:
+        rc = xshmem_collectmem(team, b.dst, b.src, collect_count(nb, t.me));
+        break;
+      case kFcollect:
+        rc = xshmem_fcollectmem(team, b.dst, b.src, nb);
+        break;
+      case kAlltoall:
+        rc = xshmem_alltoallmem(team, b.dst, b.src, nb);
+        break;
+      default:
+        rc = xshmem_uint32_alltoalls(team, wd, ws, kDst, kSst, nb / 4);
+        break;
     }
     GT_CHECK(rc == 0, 0, 0, rc);
   } else {

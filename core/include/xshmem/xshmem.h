@@ -298,13 +298,13 @@ XSHMEM_P2P_TYPES(XSHMEM_DECL_P2P)
  * - alltoalls: as alltoall with element strides: source[(j * nelems + i) * sst] goes to member j
  *   at dest[(me * nelems + i) * dst]; dst, sst >= 1.
  * The mem forms count bytes. */
-#define XSHMEM_DECL_COLL_MOVE(T, N)                                                             \
-  int xshmem_##N##_broadcast(xshmem_team_t team, T *dest, const T *source, size_t nelems,      \
-                             int PE_root);                                                     \
-  int xshmem_##N##_collect(xshmem_team_t team, T *dest, const T *source, size_t nelems);       \
-  int xshmem_##N##_fcollect(xshmem_team_t team, T *dest, const T *source, size_t nelems);      \
-  int xshmem_##N##_alltoall(xshmem_team_t team, T *dest, const T *source, size_t nelems);      \
-  int xshmem_##N##_alltoalls(xshmem_team_t team, T *dest, const T *source, ptrdiff_t dst,      \
+#define XSHMEM_DECL_COLL_MOVE(T, N)                                                       \
+  int xshmem_##N##_broadcast(xshmem_team_t team, T *dest, const T *source, size_t nelems, \
+                             int PE_root);                                                \
+  int xshmem_##N##_collect(xshmem_team_t team, T *dest, const T *source, size_t nelems);  \
+  int xshmem_##N##_fcollect(xshmem_team_t team, T *dest, const T *source, size_t nelems); \
+  int xshmem_##N##_alltoall(xshmem_team_t team, T *dest, const T *source, size_t nelems); \
+  int xshmem_##N##_alltoalls(xshmem_team_t team, T *dest, const T *source, ptrdiff_t dst, \
                              ptrdiff_t sst, size_t nelems);
 XSHMEM_RMA_TYPES(XSHMEM_DECL_COLL_MOVE)
 #undef XSHMEM_DECL_COLL_MOVE

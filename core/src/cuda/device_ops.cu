@@ -274,10 +274,9 @@ int coll_move(int op, int team, void *dest, const void *source, size_t nbytes, s
   // time).
   std::lock_guard<std::mutex> lock(g_result_mutex);
   int *result = reinterpret_cast<int *>(&state().internal->host_result);
-  coll_move_kernel<<<1, kCollMoveThreads, 0, internal()>>>(dstate("collective"), op, team, dest,
-                                                          source, nbytes,
-                                                          static_cast<unsigned>(elem), dst, sst,
-                                                          root, result);
+  coll_move_kernel<<<1, kCollMoveThreads, 0, internal()>>>(
+      dstate("collective"), op, team, dest, source, nbytes, static_cast<unsigned>(elem), dst, sst,
+      root, result);
   launched("collective kernel launch");
   int rc = -1;
   check("cudaMemcpyAsync (collective result)",

@@ -179,8 +179,7 @@ XSHMEM_HD_INLINE int fcollectmem(const state_t &s, const team_t &t, void *dest, 
   if (!team_member(t)) return -1;
   const size_t off = static_cast<size_t>(t.my_index) * nbytes;
   for (int k = 1; k < t.size; ++k)
-    cm::put<G>(s, cm::at(dest, off), source, nbytes,
-               team_world_pe(t, (t.my_index + k) % t.size));
+    cm::put<G>(s, cm::at(dest, off), source, nbytes, team_world_pe(t, (t.my_index + k) % t.size));
   cm::copy<G>(cm::at(dest, off), source, nbytes);
   cm::barrier<G>(s, t);
   return 0;
@@ -207,8 +206,7 @@ XSHMEM_HD_INLINE int collectmem(const state_t &s, const team_t &t, void *dest, c
   size_t off = 0;
   for (int i = 0; i < t.my_index; ++i) off += static_cast<size_t>(atomic::load(&counts[i]));
   for (int k = 1; k < t.size; ++k)
-    cm::put<G>(s, cm::at(dest, off), source, nbytes,
-               team_world_pe(t, (t.my_index + k) % t.size));
+    cm::put<G>(s, cm::at(dest, off), source, nbytes, team_world_pe(t, (t.my_index + k) % t.size));
   cm::copy<G>(cm::at(dest, off), source, nbytes);
   // Also: no member rewrites the counts (its next collect) before every member has read them.
   cm::barrier<G>(s, t);
@@ -262,8 +260,7 @@ XSHMEM_HD_INLINE int collect(const state_t &s, int team, T *dest, const T *sourc
   return collectmem<G>(s, team_of(s, team), dest, source, nelems * sizeof(T));
 }
 template <typename G, typename T>
-XSHMEM_HD_INLINE int fcollect(const state_t &s, int team, T *dest, const T *source,
-                              size_t nelems) {
+XSHMEM_HD_INLINE int fcollect(const state_t &s, int team, T *dest, const T *source, size_t nelems) {
   return fcollectmem<G>(s, team_of(s, team), dest, source, nelems * sizeof(T));
 }
 template <typename G, typename T>

@@ -751,66 +751,65 @@ XSHMEMI_D void xshmemx_sync_all_warp(void) {
 // group per member at a time, the same collectives in the same order on every member. They
 // contain team barriers: launch the kernels of every member so they run at once (see the rules
 // above).
-#define XSHMEMI_COLL_MOVE_GROUP(T, N, SUFFIX, G)                                                  \
-  XSHMEMI_D int xshmemx_##N##_broadcast##SUFFIX(xshmem_team_t team, T *dest, const T *source,     \
-                                                size_t nelems, int PE_root) {                     \
-    return xshmem::dev::broadcast<G>(XSHMEMI_DS, team, dest, source, nelems, PE_root);            \
-  }                                                                                               \
-  XSHMEMI_D int xshmemx_##N##_collect##SUFFIX(xshmem_team_t team, T *dest, const T *source,       \
-                                              size_t nelems) {                                    \
-    return xshmem::dev::collect<G>(XSHMEMI_DS, team, dest, source, nelems);                       \
-  }                                                                                               \
-  XSHMEMI_D int xshmemx_##N##_fcollect##SUFFIX(xshmem_team_t team, T *dest, const T *source,      \
-                                               size_t nelems) {                                   \
-    return xshmem::dev::fcollect<G>(XSHMEMI_DS, team, dest, source, nelems);                      \
-  }                                                                                               \
-  XSHMEMI_D int xshmemx_##N##_alltoall##SUFFIX(xshmem_team_t team, T *dest, const T *source,      \
-                                               size_t nelems) {                                   \
-    return xshmem::dev::alltoall<G>(XSHMEMI_DS, team, dest, source, nelems);                      \
-  }                                                                                               \
-  XSHMEMI_D int xshmemx_##N##_alltoalls##SUFFIX(xshmem_team_t team, T *dest, const T *source,     \
-                                                ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {    \
-    return xshmem::dev::alltoalls<G>(XSHMEMI_DS, team, dest, source, dst, sst, nelems);           \
+#define XSHMEMI_COLL_MOVE_GROUP(T, N, SUFFIX, G)                                               \
+  XSHMEMI_D int xshmemx_##N##_broadcast##SUFFIX(xshmem_team_t team, T *dest, const T *source,  \
+                                                size_t nelems, int PE_root) {                  \
+    return xshmem::dev::broadcast<G>(XSHMEMI_DS, team, dest, source, nelems, PE_root);         \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_collect##SUFFIX(xshmem_team_t team, T *dest, const T *source,    \
+                                              size_t nelems) {                                 \
+    return xshmem::dev::collect<G>(XSHMEMI_DS, team, dest, source, nelems);                    \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_fcollect##SUFFIX(xshmem_team_t team, T *dest, const T *source,   \
+                                               size_t nelems) {                                \
+    return xshmem::dev::fcollect<G>(XSHMEMI_DS, team, dest, source, nelems);                   \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_alltoall##SUFFIX(xshmem_team_t team, T *dest, const T *source,   \
+                                               size_t nelems) {                                \
+    return xshmem::dev::alltoall<G>(XSHMEMI_DS, team, dest, source, nelems);                   \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_alltoalls##SUFFIX(xshmem_team_t team, T *dest, const T *source,  \
+                                                ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { \
+    return xshmem::dev::alltoalls<G>(XSHMEMI_DS, team, dest, source, dst, sst, nelems);        \
   }
-#define XSHMEMI_COLL_MOVE(T, N)                                                                   \
-  extern "C" int xshmemi_h_##N##_broadcast(xshmem_team_t, T *, const T *, size_t, int);           \
-  extern "C" int xshmemi_h_##N##_collect(xshmem_team_t, T *, const T *, size_t);                  \
-  extern "C" int xshmemi_h_##N##_fcollect(xshmem_team_t, T *, const T *, size_t);                 \
-  extern "C" int xshmemi_h_##N##_alltoall(xshmem_team_t, T *, const T *, size_t);                 \
-  extern "C" int xshmemi_h_##N##_alltoalls(xshmem_team_t, T *, const T *, ptrdiff_t, ptrdiff_t,   \
-                                           size_t);                                               \
-  XSHMEMI_HD int xshmem_##N##_broadcast(xshmem_team_t team, T *dest, const T *source,             \
-                                        size_t nelems, int PE_root) {                             \
-    return XSHMEMI_SEL(xshmem::dev::broadcast<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest,   \
-                                                                        source, nelems, PE_root), \
-                       xshmemi_h_##N##_broadcast(team, dest, source, nelems, PE_root));           \
-  }                                                                                               \
-  XSHMEMI_HD int xshmem_##N##_collect(xshmem_team_t team, T *dest, const T *source,               \
-                                      size_t nelems) {                                            \
-    return XSHMEMI_SEL(                                                                           \
-        xshmem::dev::collect<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest, source, nelems),   \
-        xshmemi_h_##N##_collect(team, dest, source, nelems));                                     \
-  }                                                                                               \
-  XSHMEMI_HD int xshmem_##N##_fcollect(xshmem_team_t team, T *dest, const T *source,              \
-                                       size_t nelems) {                                           \
-    return XSHMEMI_SEL(                                                                           \
-        xshmem::dev::fcollect<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest, source, nelems),  \
-        xshmemi_h_##N##_fcollect(team, dest, source, nelems));                                    \
-  }                                                                                               \
-  XSHMEMI_HD int xshmem_##N##_alltoall(xshmem_team_t team, T *dest, const T *source,              \
-                                       size_t nelems) {                                           \
-    return XSHMEMI_SEL(                                                                           \
-        xshmem::dev::alltoall<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest, source, nelems),  \
-        xshmemi_h_##N##_alltoall(team, dest, source, nelems));                                    \
-  }                                                                                               \
-  XSHMEMI_HD int xshmem_##N##_alltoalls(xshmem_team_t team, T *dest, const T *source,             \
-                                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {            \
-    return XSHMEMI_SEL(xshmem::dev::alltoalls<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest,   \
-                                                                        source, dst, sst,         \
-                                                                        nelems),                  \
-                       xshmemi_h_##N##_alltoalls(team, dest, source, dst, sst, nelems));          \
-  }                                                                                               \
-  XSHMEMI_COLL_MOVE_GROUP(T, N, _warp, xshmem::dev::warp_group)                                   \
+#define XSHMEMI_COLL_MOVE(T, N)                                                                    \
+  extern "C" int xshmemi_h_##N##_broadcast(xshmem_team_t, T *, const T *, size_t, int);            \
+  extern "C" int xshmemi_h_##N##_collect(xshmem_team_t, T *, const T *, size_t);                   \
+  extern "C" int xshmemi_h_##N##_fcollect(xshmem_team_t, T *, const T *, size_t);                  \
+  extern "C" int xshmemi_h_##N##_alltoall(xshmem_team_t, T *, const T *, size_t);                  \
+  extern "C" int xshmemi_h_##N##_alltoalls(xshmem_team_t, T *, const T *, ptrdiff_t, ptrdiff_t,    \
+                                           size_t);                                                \
+  XSHMEMI_HD int xshmem_##N##_broadcast(xshmem_team_t team, T *dest, const T *source,              \
+                                        size_t nelems, int PE_root) {                              \
+    return XSHMEMI_SEL(xshmem::dev::broadcast<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest,    \
+                                                                        source, nelems, PE_root),  \
+                       xshmemi_h_##N##_broadcast(team, dest, source, nelems, PE_root));            \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_collect(xshmem_team_t team, T *dest, const T *source,                \
+                                      size_t nelems) {                                             \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::collect<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest, source, nelems),    \
+        xshmemi_h_##N##_collect(team, dest, source, nelems));                                      \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_fcollect(xshmem_team_t team, T *dest, const T *source,               \
+                                       size_t nelems) {                                            \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::fcollect<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest, source, nelems),   \
+        xshmemi_h_##N##_fcollect(team, dest, source, nelems));                                     \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_alltoall(xshmem_team_t team, T *dest, const T *source,               \
+                                       size_t nelems) {                                            \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::alltoall<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest, source, nelems),   \
+        xshmemi_h_##N##_alltoall(team, dest, source, nelems));                                     \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_alltoalls(xshmem_team_t team, T *dest, const T *source,              \
+                                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {             \
+    return XSHMEMI_SEL(xshmem::dev::alltoalls<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest,    \
+                                                                        source, dst, sst, nelems), \
+                       xshmemi_h_##N##_alltoalls(team, dest, source, dst, sst, nelems));           \
+  }                                                                                                \
+  XSHMEMI_COLL_MOVE_GROUP(T, N, _warp, xshmem::dev::warp_group)                                    \
   XSHMEMI_COLL_MOVE_GROUP(T, N, _block, xshmem::dev::block_group)
 XSHMEM_RMA_TYPES_NO_LD(XSHMEMI_COLL_MOVE)
 #undef XSHMEMI_COLL_MOVE
