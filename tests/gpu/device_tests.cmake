@@ -2,6 +2,9 @@
 # after its compile-option setup. One program per .cu; each runs under `xshmem-run -n 2`, exits
 # 77 (CTest: skipped) where no GPU is usable, and prints one line per case.
 set(XT_GPU_DEVICE_TESTS rma rma2 amo sig p2p ord coll mem stress team)
+# ---- collectives: data movement ----
+list(APPEND XT_GPU_DEVICE_TESTS coll_move)
+# ---- end collectives: data movement ----
 foreach(t ${XT_GPU_DEVICE_TESTS})
   if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${t}.cu)
     continue()

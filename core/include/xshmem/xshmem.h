@@ -301,6 +301,45 @@ uint64_t xshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
 XSHMEM_P2P_TYPES(XSHMEM_DECL_P2P)
 #undef XSHMEM_DECL_P2P
 
+/* ---- collectives: data movement ---- */
+
+/* Team collectives (OpenSHMEM 1.5 team forms): every member of `team` calls, in the same order
+ * on every member, with the same `nelems` (collect: its own count) and root; dest and source are
+ * symmetric and identical on every member. The call returns once this PE's `dest` holds the
+ * result and its `source` may be reused; the next collective on the team may follow at once.
+ * 1.6 readiness: `dest` must be ready on every member before any member calls (members write
+ * into each other's dest directly). Each returns 0, or nonzero (nothing done) for a team that is
+ * not a team of this PE when checks are off (checked mode stops the job). nelems 0 moves
+ * nothing (NULL buffers allowed) but still synchronises the team.
+ * - broadcast: source at member PE_root -> dest of every member, PE_root included (team-relative
+ *   root; source == dest allowed).
+ * - fcollect: member i's nelems elements land at dest[i * nelems] of every member.
+ * - collect: like fcollect with per-member counts; member i's part follows those of members
+ *   0..i-1 (concatenation in team order).
+ * - alltoall: block j of source (nelems elements at source[j * nelems]) goes to member j, at
+ *   dest[me * nelems].
+ * - alltoalls: as alltoall with element strides: source[(j * nelems + i) * sst] goes to member j
+ *   at dest[(me * nelems + i) * dst]; dst, sst >= 1.
+ * The mem forms count bytes. */
+#define XSHMEM_DECL_COLL_MOVE(T, N)                                                       \
+  int xshmem_##N##_broadcast(xshmem_team_t team, T *dest, const T *source, size_t nelems, \
+                             int PE_root);                                                \
+  int xshmem_##N##_collect(xshmem_team_t team, T *dest, const T *source, size_t nelems);  \
+  int xshmem_##N##_fcollect(xshmem_team_t team, T *dest, const T *source, size_t nelems); \
+  int xshmem_##N##_alltoall(xshmem_team_t team, T *dest, const T *source, size_t nelems); \
+  int xshmem_##N##_alltoalls(xshmem_team_t team, T *dest, const T *source, ptrdiff_t dst, \
+                             ptrdiff_t sst, size_t nelems);
+XSHMEM_RMA_TYPES(XSHMEM_DECL_COLL_MOVE)
+#undef XSHMEM_DECL_COLL_MOVE
+int xshmem_broadcastmem(xshmem_team_t team, void *dest, const void *source, size_t nelems,
+                        int PE_root);
+int xshmem_collectmem(xshmem_team_t team, void *dest, const void *source, size_t nelems);
+int xshmem_fcollectmem(xshmem_team_t team, void *dest, const void *source, size_t nelems);
+int xshmem_alltoallmem(xshmem_team_t team, void *dest, const void *source, size_t nelems);
+int xshmem_alltoallsmem(xshmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                        ptrdiff_t sst, size_t nelems);
+/* ---- end collectives: data movement ---- */
+
 /* ---- Ordering and synchronization ---------------------------------------------------------- */
 
 /* Orders puts, AMOs and put-with-signal to each PE: those before the fence are delivered before
@@ -332,6 +371,18 @@ void xshmem_sync_all(void);
                                    uint64_t signal, int sig_op, int pe);
 XSHMEM_DECL_RMA_LD(long double, longdouble)
 #undef XSHMEM_DECL_RMA_LD
+/* ---- collectives: data movement ---- */
+int xshmem_longdouble_broadcast(xshmem_team_t team, long double *dest, const long double *source,
+                                size_t nelems, int PE_root);
+int xshmem_longdouble_collect(xshmem_team_t team, long double *dest, const long double *source,
+                              size_t nelems);
+int xshmem_longdouble_fcollect(xshmem_team_t team, long double *dest, const long double *source,
+                               size_t nelems);
+int xshmem_longdouble_alltoall(xshmem_team_t team, long double *dest, const long double *source,
+                               size_t nelems);
+int xshmem_longdouble_alltoalls(xshmem_team_t team, long double *dest, const long double *source,
+                                ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+/* ---- end collectives: data movement ---- */
 #endif /* XSHMEM_DEVICE_API */
 
 /* ---- Contexts (begin) ------------------------------------------------------------------------

@@ -45,6 +45,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <xshmem/device/coll_move.h>
 #include <xshmem/device/coop.h>
 #include <xshmem/device/path.h>
 #include <xshmem/types.h>
@@ -1114,6 +1115,146 @@ XSHMEMI_HD int xshmem_ctx_get_team(xshmem_ctx_t ctx, xshmem_team_t *team) {
 }
 #undef XSHMEMI_CW
 // ---- Contexts (end) -----------------------------------------------------------------------------
+// ---- collectives: data movement ----
+// broadcast, collect, fcollect, alltoall, alltoalls (typed and mem) on a team (xshmem.h says
+// what each does). On the device the plain form is called by one thread per member PE, the _warp
+// (_block) form by every thread of one warp (block) per member, with identical arguments; one
+// group per member at a time, the same collectives in the same order on every member. They
+// contain team barriers: launch the kernels of every member so they run at once (see the rules
+// above).
+#define XSHMEMI_COLL_MOVE_GROUP(T, N, SUFFIX, G)                                               \
+  XSHMEMI_D int xshmemx_##N##_broadcast##SUFFIX(xshmem_team_t team, T *dest, const T *source,  \
+                                                size_t nelems, int PE_root) {                  \
+    return xshmem::dev::broadcast<G>(XSHMEMI_DS, team, dest, source, nelems, PE_root);         \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_collect##SUFFIX(xshmem_team_t team, T *dest, const T *source,    \
+                                              size_t nelems) {                                 \
+    return xshmem::dev::collect<G>(XSHMEMI_DS, team, dest, source, nelems);                    \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_fcollect##SUFFIX(xshmem_team_t team, T *dest, const T *source,   \
+                                               size_t nelems) {                                \
+    return xshmem::dev::fcollect<G>(XSHMEMI_DS, team, dest, source, nelems);                   \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_alltoall##SUFFIX(xshmem_team_t team, T *dest, const T *source,   \
+                                               size_t nelems) {                                \
+    return xshmem::dev::alltoall<G>(XSHMEMI_DS, team, dest, source, nelems);                   \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_alltoalls##SUFFIX(xshmem_team_t team, T *dest, const T *source,  \
+                                                ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { \
+    return xshmem::dev::alltoalls<G>(XSHMEMI_DS, team, dest, source, dst, sst, nelems);        \
+  }
+#define XSHMEMI_COLL_MOVE(T, N)                                                                    \
+  extern "C" int xshmemi_h_##N##_broadcast(xshmem_team_t, T *, const T *, size_t, int);            \
+  extern "C" int xshmemi_h_##N##_collect(xshmem_team_t, T *, const T *, size_t);                   \
+  extern "C" int xshmemi_h_##N##_fcollect(xshmem_team_t, T *, const T *, size_t);                  \
+  extern "C" int xshmemi_h_##N##_alltoall(xshmem_team_t, T *, const T *, size_t);                  \
+  extern "C" int xshmemi_h_##N##_alltoalls(xshmem_team_t, T *, const T *, ptrdiff_t, ptrdiff_t,    \
+                                           size_t);                                                \
+  XSHMEMI_HD int xshmem_##N##_broadcast(xshmem_team_t team, T *dest, const T *source,              \
+                                        size_t nelems, int PE_root) {                              \
+    return XSHMEMI_SEL(xshmem::dev::broadcast<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest,    \
+                                                                        source, nelems, PE_root),  \
+                       xshmemi_h_##N##_broadcast(team, dest, source, nelems, PE_root));            \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_collect(xshmem_team_t team, T *dest, const T *source,                \
+                                      size_t nelems) {                                             \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::collect<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest, source, nelems),    \
+        xshmemi_h_##N##_collect(team, dest, source, nelems));                                      \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_fcollect(xshmem_team_t team, T *dest, const T *source,               \
+                                       size_t nelems) {                                            \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::fcollect<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest, source, nelems),   \
+        xshmemi_h_##N##_fcollect(team, dest, source, nelems));                                     \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_alltoall(xshmem_team_t team, T *dest, const T *source,               \
+                                       size_t nelems) {                                            \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::alltoall<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest, source, nelems),   \
+        xshmemi_h_##N##_alltoall(team, dest, source, nelems));                                     \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_alltoalls(xshmem_team_t team, T *dest, const T *source,              \
+                                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {             \
+    return XSHMEMI_SEL(xshmem::dev::alltoalls<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest,    \
+                                                                        source, dst, sst, nelems), \
+                       xshmemi_h_##N##_alltoalls(team, dest, source, dst, sst, nelems));           \
+  }                                                                                                \
+  XSHMEMI_COLL_MOVE_GROUP(T, N, _warp, xshmem::dev::warp_group)                                    \
+  XSHMEMI_COLL_MOVE_GROUP(T, N, _block, xshmem::dev::block_group)
+XSHMEM_RMA_TYPES_NO_LD(XSHMEMI_COLL_MOVE)
+#undef XSHMEMI_COLL_MOVE
+// The mem forms: the byte-typed forms under their OpenSHMEM names.
+#define XSHMEMI_COLL_MOVE_MEM(SUFFIX, G)                                                          \
+  XSHMEMI_D int xshmemx_broadcastmem##SUFFIX(xshmem_team_t team, void *dest, const void *source,  \
+                                             size_t nelems, int PE_root) {                        \
+    return xshmem::dev::broadcastmem<G>(XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest, \
+                                        source, nelems, PE_root);                                 \
+  }                                                                                               \
+  XSHMEMI_D int xshmemx_collectmem##SUFFIX(xshmem_team_t team, void *dest, const void *source,    \
+                                           size_t nelems) {                                       \
+    return xshmem::dev::collectmem<G>(XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest,   \
+                                      source, nelems);                                            \
+  }                                                                                               \
+  XSHMEMI_D int xshmemx_fcollectmem##SUFFIX(xshmem_team_t team, void *dest, const void *source,   \
+                                            size_t nelems) {                                      \
+    return xshmem::dev::fcollectmem<G>(XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest,  \
+                                       source, nelems);                                           \
+  }                                                                                               \
+  XSHMEMI_D int xshmemx_alltoallmem##SUFFIX(xshmem_team_t team, void *dest, const void *source,   \
+                                            size_t nelems) {                                      \
+    return xshmem::dev::alltoallmem<G>(XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest,  \
+                                       source, nelems);                                           \
+  }                                                                                               \
+  XSHMEMI_D int xshmemx_alltoallsmem##SUFFIX(xshmem_team_t team, void *dest, const void *source,  \
+                                             ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {       \
+    return xshmem::dev::alltoalls<G>(XSHMEMI_DS, team, static_cast<unsigned char *>(dest),        \
+                                     static_cast<const unsigned char *>(source), dst, sst,        \
+                                     nelems);                                                     \
+  }
+XSHMEMI_COLL_MOVE_MEM(_warp, xshmem::dev::warp_group)
+XSHMEMI_COLL_MOVE_MEM(_block, xshmem::dev::block_group)
+#undef XSHMEMI_COLL_MOVE_MEM
+#undef XSHMEMI_COLL_MOVE_GROUP
+extern "C" int xshmemi_h_broadcastmem(xshmem_team_t, void *, const void *, size_t, int);
+extern "C" int xshmemi_h_collectmem(xshmem_team_t, void *, const void *, size_t);
+extern "C" int xshmemi_h_fcollectmem(xshmem_team_t, void *, const void *, size_t);
+extern "C" int xshmemi_h_alltoallmem(xshmem_team_t, void *, const void *, size_t);
+extern "C" int xshmemi_h_alltoallsmem(xshmem_team_t, void *, const void *, ptrdiff_t, ptrdiff_t,
+                                      size_t);
+XSHMEMI_HD int xshmem_broadcastmem(xshmem_team_t team, void *dest, const void *source,
+                                   size_t nelems, int PE_root) {
+  return XSHMEMI_SEL(
+      xshmem::dev::broadcastmem<xshmem::dev::coll_thread>(
+          XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest, source, nelems, PE_root),
+      xshmemi_h_broadcastmem(team, dest, source, nelems, PE_root));
+}
+XSHMEMI_HD int xshmem_collectmem(xshmem_team_t team, void *dest, const void *source,
+                                 size_t nelems) {
+  return XSHMEMI_SEL(xshmem::dev::collectmem<xshmem::dev::coll_thread>(
+                         XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest, source, nelems),
+                     xshmemi_h_collectmem(team, dest, source, nelems));
+}
+XSHMEMI_HD int xshmem_fcollectmem(xshmem_team_t team, void *dest, const void *source,
+                                  size_t nelems) {
+  return XSHMEMI_SEL(xshmem::dev::fcollectmem<xshmem::dev::coll_thread>(
+                         XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest, source, nelems),
+                     xshmemi_h_fcollectmem(team, dest, source, nelems));
+}
+XSHMEMI_HD int xshmem_alltoallmem(xshmem_team_t team, void *dest, const void *source,
+                                  size_t nelems) {
+  return XSHMEMI_SEL(xshmem::dev::alltoallmem<xshmem::dev::coll_thread>(
+                         XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest, source, nelems),
+                     xshmemi_h_alltoallmem(team, dest, source, nelems));
+}
+XSHMEMI_HD int xshmem_alltoallsmem(xshmem_team_t team, void *dest, const void *source,
+                                   ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+  return XSHMEMI_SEL(xshmem::dev::alltoalls<xshmem::dev::coll_thread>(
+                         XSHMEMI_DS, team, static_cast<unsigned char *>(dest),
+                         static_cast<const unsigned char *>(source), dst, sst, nelems),
+                     xshmemi_h_alltoallsmem(team, dest, source, dst, sst, nelems));
+}
+// ---- end collectives: data movement ----
 
 // Launches a kernel whose blocks wait for each other or for other PEs (barriers, wait_until,
 // flags set by another block) so that every block is resident at once: a grid larger than what
