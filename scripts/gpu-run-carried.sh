@@ -36,6 +36,7 @@ if [ -x bin/gpu_err_device ]; then
   done
   # Returning from main without finalize: the processes exit (status of the launcher logged).
   run exit_without_finalize 30 -- $R -n 2 bin/gpu_err_device_unchecked no_finalize
+  run init05_device_global_exit 60 -- bash death_check.sh --np 2 --status 42 --regex "xshmem: xshmem_global_exit \(device, block 3,0,0 thread 5,0,0\): status 42" --max-seconds 10 -- $R -n 2 bin/gpu_err_device_unchecked global_exit
   run err11_unchecked 60 -- bash death_check.sh --np 2 --status 87 --regex "xshmem: device kernel: the GPU context failed .*\(pe 0\)" --max-seconds 10 -- $R -n 2 bin/gpu_err_device_unchecked misaligned_atomic
 fi
 run example_ring_4pe 60 -- $R -n 4 bin/xshmem-example-ring

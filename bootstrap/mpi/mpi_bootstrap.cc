@@ -212,13 +212,22 @@ void mpi_abort(void *vctx, int exit_code, const char *reason) {
   _Exit(exit_code);
 }
 
+void finalize_mpi_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
 xshmem_status_t mpi_finalize(void *vctx) {
   auto *ctx = static_cast<Ctx *>(vctx);
   if (!ctx) return XSHMEM_ERR_INVALID;
   xshmem_status_t st = check(MPI_Comm_free(&ctx->comm), "MPI_Comm_free", ctx);
   if (ctx->we_initialized) {
-    xshmem_status_t st2 = check(MPI_Finalize(), "MPI_Finalize", ctx);
-    if (st == XSHMEM_SUCCESS) st = st2;
+    // MPI cannot be initialised twice in a process: leave it up for a later xshmem_init
+    // (OpenSHMEM 1.6 re-init, which then finds it initialised) and finalize it at exit. The
+    // plugin stays loaded for the life of the process, so the handler stays valid.
+    static std::once_flag once;
+    std::call_once(once, [] { atexit(finalize_mpi_at_exit); });
   }
   delete ctx;
   return st;

@@ -8,7 +8,8 @@
 // to rank 0) reads every frame: collective data is queued for the caller, ABORT makes the process
 // exit at once, and a connection that closes without a BYE means a peer died, which ends the job
 // within moments instead of letting the survivors hang in their next collective. finalize is a
-// BYE handshake through rank 0, so no rank closes while another still expects it.
+// BYE handshake through rank 0, so no rank closes while another still expects it. Rank 0 keeps
+// its listener after finalize, so a later init of the same job meets on the same address.
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -59,7 +60,8 @@ const xshmem_config_entry_v1_t kConfig[] = {
     {kEnvToken, XSHMEM_CONFIG_STRING, "", nullptr,
      "hex job token every connection must present; set by xshmem-run"},
     {kEnvListenFd, XSHMEM_CONFIG_INT, "-1", nullptr,
-     "rank 0 only: descriptor of a listening socket inherited from the launcher"},
+     "rank 0 only: descriptor of a listening socket inherited from the launcher (adopted by the "
+     "first init, then kept by the process for re-inits)"},
     {kEnvAddr, XSHMEM_CONFIG_STRING, "127.0.0.1", nullptr,
      "IPv4 address rank 0 listens on for jobs started with a unique id"},
     {kEnvTimeout, XSHMEM_CONFIG_DURATION, "30s", nullptr,
@@ -128,13 +130,56 @@ struct UniqueId {
 };
 static_assert(sizeof(UniqueId) == XSHMEM_UNIQUEID_BYTES);
 
-// The listener made by get_uniqueid, kept for the rank-0 init that follows in this process.
-struct UidListener {
+// Rank 0's listener, kept by the process between inits. get_uniqueid puts the one it made here for
+// the rank-0 init that follows; that init, and every launcher-started one, puts the listener back
+// here instead of closing it, so that a later init of the same job (OpenSHMEM 1.6: re-init after
+// the last finalize) accepts on the same address again. Keeping it, rather than listening anew,
+// leaves no moment where the job's port is unbound (another process could take it) and lets fast
+// ranks' connections wait in the backlog while rank 0 is still between finalize and init. The
+// launcher's descriptor (XSHMEM_BOOTSTRAP_TCP_LISTEN_FD) is adopted once per process: by a later
+// init that number may name something else.
+struct KeptListener {
   std::mutex mu;
   int fd = -1;
   sockaddr_in addr{};
   std::string token;
-} g_uid;
+  bool env_fd_adopted = false;
+} g_kept;
+
+// Takes the kept listener if it serves the job with `token` at `addr`; -1 otherwise.
+int take_kept_listener(const std::string &token, const sockaddr_in &addr) {
+  std::lock_guard lock(g_kept.mu);
+  const bool same_host = g_kept.addr.sin_addr.s_addr == htonl(INADDR_ANY) ||
+                         g_kept.addr.sin_addr.s_addr == addr.sin_addr.s_addr;
+  if (g_kept.fd < 0 || g_kept.token != token || g_kept.addr.sin_port != addr.sin_port || !same_host)
+    return -1;
+  int fd = g_kept.fd;
+  g_kept.fd = -1;
+  return fd;
+}
+
+// Keeps `fd` (rank 0's listener of the job with `token`) for a later init; closes an older one.
+void keep_listener(int fd, const std::string &token) {
+  sockaddr_in a{};
+  socklen_t alen = sizeof(a);
+  if (getsockname(fd, reinterpret_cast<sockaddr *>(&a), &alen) != 0) {
+    close(fd);
+    return;
+  }
+  std::lock_guard lock(g_kept.mu);
+  if (g_kept.fd >= 0 && g_kept.fd != fd) close(g_kept.fd);
+  g_kept.fd = fd;
+  g_kept.addr = a;
+  g_kept.token = token;
+}
+
+// The launcher's listener descriptor, the first time it is asked for in this process; -1 after.
+int adopt_env_listen_fd() {
+  std::lock_guard lock(g_kept.mu);
+  if (g_kept.env_fd_adopted) return -1;
+  g_kept.env_fd_adopted = true;
+  return static_cast<int>(g_svc->config_get_int(kEnvListenFd));
+}
 
 // Set once the process has started to abort: later connection losses are expected.
 std::atomic<bool> g_aborting{false};
@@ -724,14 +769,9 @@ xshmem_status_t spec_from_uid(const xshmem_bootstrap_args_v1_t *args, JobSpec *s
   s->root.sin_port = id.port;
   s->root_desc = addr_str(s->root);
   if (s->rank != 0) return XSHMEM_SUCCESS;
-  {
-    std::lock_guard lock(g_uid.mu);
-    if (g_uid.fd >= 0 && g_uid.addr.sin_port == id.port && g_uid.token == s->token) {
-      s->listen_fd = g_uid.fd;
-      g_uid.fd = -1;
-      return XSHMEM_SUCCESS;
-    }
-  }
+  // The listener get_uniqueid made in this process, or an earlier init's of the same id.
+  s->listen_fd = take_kept_listener(s->token, s->root);
+  if (s->listen_fd >= 0) return XSHMEM_SUCCESS;
   // Rank 0 in a process other than the one that made the id: bind its address.
   sockaddr_in a = s->root;
   s->listen_fd = listen_on(&a, SOMAXCONN);
@@ -755,7 +795,7 @@ xshmem_status_t spec_from_env(JobSpec *s) {
   }
   if (s->size == 1) {
     // A job of one needs no listener; take the launcher's so that init closes it.
-    int fd = static_cast<int>(g_svc->config_get_int(kEnvListenFd));
+    int fd = adopt_env_listen_fd();
     std::string err;
     sockaddr_in bound{};
     if (fd >= 0 && adopt_listener(fd, &bound, &err)) s->listen_fd = fd;
@@ -775,7 +815,9 @@ xshmem_status_t spec_from_env(JobSpec *s) {
     return XSHMEM_ERR_INVALID;
   }
   if (s->rank != 0) return XSHMEM_SUCCESS;
-  int fd = static_cast<int>(g_svc->config_get_int(kEnvListenFd));
+  s->listen_fd = take_kept_listener(s->token, s->root);  // a re-init of this job
+  if (s->listen_fd >= 0) return XSHMEM_SUCCESS;
+  int fd = adopt_env_listen_fd();
   if (fd >= 0) {
     sockaddr_in bound{};
     if (!adopt_listener(fd, &bound, &err)) {
@@ -834,13 +876,7 @@ xshmem_status_t tcp_get_uniqueid(void *out, size_t len) {
   }
   id.ipv4 = a.sin_addr.s_addr;
   id.port = a.sin_port;
-  {
-    std::lock_guard lock(g_uid.mu);
-    if (g_uid.fd >= 0) close(g_uid.fd);  // an earlier id that no init used
-    g_uid.fd = fd;
-    g_uid.addr = a;
-    g_uid.token = to_hex(id.token, kTokenBytes);
-  }
+  keep_listener(fd, to_hex(id.token, kTokenBytes));  // closes an earlier id's listener
   memset(out, 0, len);
   memcpy(out, &id, sizeof(id));
   TLOG_DEBUG("unique id: rank 0 will listen on %s", addr_str(a).c_str());
@@ -878,7 +914,8 @@ xshmem_status_t tcp_init(const xshmem_bootstrap_args_v1_t *args, void **ctx_out,
     } else {
       st = connect_root(*ctx, spec.root);
     }
-    if (spec.listen_fd >= 0) close(spec.listen_fd);  // everyone is in: no more connections
+    // Everyone is in. The listener stays with the process for a re-init of this job.
+    if (spec.listen_fd >= 0) keep_listener(spec.listen_fd, spec.token);
     if (st != XSHMEM_SUCCESS) return st;
     ctx->wake_fd = eventfd(0, EFD_CLOEXEC);
     if (ctx->wake_fd < 0) {

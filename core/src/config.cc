@@ -47,6 +47,9 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
     {"XSHMEM_CHECKS", XSHMEM_CONFIG_BOOL, "1", nullptr,
      "Validate API arguments and stop the job with a diagnostic on misuse; turn off only for "
      "benchmarks of correct programs."},
+    {"XSHMEM_MAX_CONTEXTS", XSHMEM_CONFIG_INT, "1024", nullptr,
+     "Contexts (xshmem_ctx_create, xshmem_team_create_ctx) that can exist at once on a PE, "
+     "besides XSHMEM_CTX_DEFAULT; a creation beyond it returns nonzero and XSHMEM_CTX_INVALID."},
     {"XSHMEM_INIT_TIMEOUT", XSHMEM_CONFIG_DURATION, "60s", nullptr,
      "Longest time xshmem_init waits for the other PEs of the job before failing."},
     {"XSHMEM_CUDA_DEVICE", XSHMEM_CONFIG_INT, "-1", nullptr,

@@ -41,7 +41,9 @@ struct ActiveTransport {
 
 // Everything init creates; destroyed in reverse order by finalize.
 struct Runtime {
-  int init_count = 0;
+  // Inits not yet matched by a finalize (OpenSHMEM 1.6 counting). Written under g_init_mutex;
+  // atomic because every API call's check_init reads it, from any thread (THREAD_MULTIPLE).
+  std::atomic<int> init_count{0};
   // Bootstrap.
   const plugins::Bootstrap *boot = nullptr;
   void *boot_ctx = nullptr;
@@ -590,7 +592,7 @@ void teardown() {
 
 int init_impl(const xshmem_bootstrap_args_v1_t &args) {
   std::lock_guard<std::mutex> lock(g_init_mutex);
-  if (g_rt.init_count > 0) {  // OpenSHMEM 1.6: nested init, matched by finalize
+  if (g_rt.init_count > 0) {  // OpenSHMEM 1.6: nested init, matched by finalize; no communication
     ++g_rt.init_count;
     return 0;
   }
@@ -640,15 +642,23 @@ const xshmem_core_services_v1_t *services() {
   return &g_services;
 }
 
-void fatal(int exit_code, const char *subsys, const char *msg) {
+namespace {
+// fatal and xshmem_global_exit: logs `msg` once at `level`, then has the bootstrap stop every PE.
+[[noreturn]] void stop_job(int exit_code, xshmem_log_level_t level, const char *subsys,
+                           const char *msg) {
   static std::atomic<bool> once{false};
   if (!once.exchange(true)) {
-    log::write(XSHMEM_LOG_ERROR, subsys, __FILE__, __LINE__, "%s", msg);
+    log::write(level, subsys, __FILE__, __LINE__, "%s", msg);
   }
-  if (g_rt.boot && g_rt.boot_ctx) g_rt.boot->ops->abort(g_rt.boot_ctx, exit_code, msg);
-  fflush(stdout);
+  fflush(stdout);  // the bootstrap's abort ends the process with _exit: keep what was printed
   fflush(stderr);
+  if (g_rt.boot && g_rt.boot_ctx) g_rt.boot->ops->abort(g_rt.boot_ctx, exit_code, msg);
   _exit(exit_code);
+}
+}  // namespace
+
+void fatal(int exit_code, const char *subsys, const char *msg) {
+  stop_job(exit_code, XSHMEM_LOG_ERROR, subsys, msg);
 }
 
 Status oob_allgather(const void *in, void *out, size_t len_per_pe) {
@@ -758,9 +768,31 @@ int xshmem_set_attr_uniqueid_args(int rank, int nranks, const xshmem_uniqueid_t 
   return 0;
 }
 
+int xshmem_init_thread(int requested, int *provided) {
+  if (requested < XSHMEM_THREAD_SINGLE || requested > XSHMEM_THREAD_MULTIPLE) {
+    char pe[16] = "-";
+    if (initialized()) snprintf(pe, sizeof(pe), "%d", g_rt.job.my_pe);
+    fprintf(stderr,
+            "xshmem: xshmem_init_thread: requested %d is not an XSHMEM_THREAD_* level (%d..%d); "
+            "not initialised (pe %s)\n",
+            requested, XSHMEM_THREAD_SINGLE, XSHMEM_THREAD_MULTIPLE, pe);
+    return XSHMEM_ERR_INVALID;
+  }
+  xshmem_bootstrap_args_v1_t args{sizeof(args), nullptr, -1, -1};
+  int st = init_impl(args);
+  // Every level is provided as MULTIPLE: the host API keeps no unsynchronised shared state
+  // (docs/semantics.md, Lifecycle), so there is no cheaper mode to select.
+  if (st == 0 && provided) *provided = XSHMEM_THREAD_MULTIPLE;
+  return st;
+}
+
+void xshmem_query_thread(int *provided) {
+  if (provided) *provided = XSHMEM_THREAD_MULTIPLE;
+}
+
 void xshmem_finalize(void) {
-  check_init("xshmem_finalize");
   std::lock_guard<std::mutex> lock(g_init_mutex);
+  check_init("xshmem_finalize");  // under the lock: a finalize racing on another thread counts
   xshmem_barrier_all();  // a non-last finalize acts as a barrier (1.6); the last one starts so
   if (--g_rt.init_count > 0) return;
   teardown();
@@ -782,10 +814,19 @@ int xshmem_query_initialized(void) {
 }
 
 void xshmem_global_exit(int status) {
-  char msg[96];
-  snprintf(msg, sizeof(msg), "xshmem_global_exit(%d) called by pe %d", status, g_rt.job.my_pe);
-  fatal(status, "core", msg);
+  // One line on stderr says why the job ended; the bootstrap carries it to the other PEs, which
+  // exit with `status` too (the process status keeps its low 8 bits).
+  char pe[16] = "-";
+  if (initialized()) snprintf(pe, sizeof(pe), "%d", g_rt.job.my_pe);
+  char line[160];
+  snprintf(line, sizeof(line),
+           "xshmem: xshmem_global_exit: status %d: stopping every pe of the job (pe %s)", status,
+           pe);
+  fprintf(stderr, "%s\n", line);
+  stop_job(status, XSHMEM_LOG_INFO, "core", line);
 }
+
+void xshmemi_h_global_exit(int status) __attribute__((noreturn, alias("xshmem_global_exit")));
 
 void xshmem_info_get_version(int *major, int *minor) {
   if (major) *major = XSHMEM_MAJOR_VERSION;

@@ -12,6 +12,7 @@
 #include "checks.h"
 #include "cuda/cuda_rt.h"
 #include "log.h"
+#include "team.h"
 #include "runtime.h"
 
 namespace xshmem::core {
@@ -203,6 +204,13 @@ void *heap_addr(size_t off) {
 void *alloc_collective(const char *call, size_t size, size_t align, bool zero) {
   check_init(call);
   if (size == 0) return nullptr;  // no action, no barrier (OpenSHMEM)
+  // ERR-06: arguments that differ between PEs would give blocks at different offsets.
+  if (checks_enabled() &&
+      !team::args_agree(XSHMEM_TEAM_WORLD, team::mix(team::mix(size, align), zero ? 1 : 0)))
+    check_fail(call,
+               "size %zu (alignment %zu) differs between PEs; collective allocations need "
+               "identical arguments on every PE",
+               size, align);
   Allocator &a = heap_allocator();
   auto off = a.alloc(size, align);
   if (!off) {

@@ -16,6 +16,7 @@
 #include <xshmem/xshmem.h>
 
 #include "checks.h"
+#include "ctx.h"
 #include "cuda/cuda_rt.h"
 #include "cuda/device_ops.h"
 #include "log.h"
@@ -137,11 +138,6 @@ void check_agreement(const char *call, const dev::team_t &parent, xshmem_team_t 
     check_fail(call, "the PEs of the parent team passed different arguments (inconsistent split)");
 }
 
-uint64_t mix(uint64_t h, int64_t v) {
-  h ^= static_cast<uint64_t>(v) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-  return h;
-}
-
 void publish(const char *call) {
   if (!republish_state().ok()) check_fail(call, "cannot publish the team table to the GPU");
 }
@@ -169,6 +165,18 @@ dev::team_t *init_predefined(const dev::state_t &s, const std::vector<uint64_t> 
 
 void reset() {
   g_table = Table{};
+  ctx::reset();  // contexts belong to teams
+}
+
+uint64_t mix(uint64_t h, int64_t v) {
+  h ^= static_cast<uint64_t>(v) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+bool args_agree(int team, uint64_t key) {
+  const dev::team_t *t = lookup(team);
+  if (t == nullptr) return true;
+  return run(*t, team, 2, key, dev::kWordMax) == run(*t, team, 2, key, dev::kWordMin);
 }
 
 }  // namespace xshmem::core::team
@@ -311,6 +319,7 @@ void xshmem_team_destroy(xshmem_team_t team) {
   }
   const xd::team_t *t = xt::require(call, team);
   if (t == nullptr) return;
+  xshmem::core::ctx::on_team_destroy(call, team);  // the team's contexts go with it
   // Every member is done with the team (and its slot) before any releases it.
   xt::run(*t, team, 1);
   xt::g_table.t[team] = xd::team_t{};

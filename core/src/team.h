@@ -20,6 +20,13 @@ dev::team_t *init_predefined(const dev::state_t &s, const std::vector<uint64_t> 
 // Empties the table (finalize).
 void reset();
 
+// Whether every member of `team` (a team of this PE) passed the same `key`: a max- and a
+// min-allreduce over the team (checked mode: collective arguments that must be identical).
+bool args_agree(int team, uint64_t key);
+
+// A 64-bit mix of `v` into `h` (keys for args_agree).
+uint64_t mix(uint64_t h, int64_t v);
+
 }  // namespace xshmem::core::team
 
 #endif  // XSHMEM_CORE_TEAM_H

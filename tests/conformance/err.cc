@@ -240,3 +240,54 @@ TEST_CASE("ERR-09 death:null_get_dest", "[ERR-09][.death]") {
   pe0_does("xshmem_long_get into NULL, 4 elements",
            [&] { xshmem_long_get(nullptr, s.data(), 4, peer()); });
 }
+
+// ---- Tier C: ERR-06 mismatched collective arguments, ERR-07 team misuse
+// --------------------------
+
+TEST_CASE("ERR-06 death:malloc_different_sizes", "[ERR-06][.death]") {
+  all_do("xshmem_malloc with a size that differs per PE",
+         [&] { (void)xshmem_malloc(64 + 64 * static_cast<size_t>(xt::me())); });
+}
+
+TEST_CASE("ERR-07 death:sync_invalid_team", "[ERR-07][.death]") {
+  pe0_does("xshmem_team_sync(XSHMEM_TEAM_INVALID)",
+           [&] { (void)xshmem_team_sync(XSHMEM_TEAM_INVALID); });
+}
+
+TEST_CASE("ERR-07 death:destroy_world", "[ERR-07][.death]") {
+  pe0_does("xshmem_team_destroy(XSHMEM_TEAM_WORLD)",
+           [&] { xshmem_team_destroy(XSHMEM_TEAM_WORLD); });
+}
+
+TEST_CASE("ERR-07 death:use_after_destroy", "[ERR-07][.death]") {
+  if (!xt::require_npes_in({2}, "P2")) return;
+  xshmem_team_t t = XSHMEM_TEAM_INVALID;
+  REQUIRE(xshmem_team_split_strided(XSHMEM_TEAM_WORLD, 0, 1, 2, nullptr, 0, &t) == 0);
+  xshmem_team_destroy(t);
+  pe0_does("xshmem_team_sync on a destroyed team", [&] { (void)xshmem_team_sync(t); });
+}
+
+TEST_CASE("ERR-07 death:inconsistent_split", "[ERR-07][.death]") {
+  // PE 0 asks for the whole world, PE 1 for itself alone.
+  all_do("xshmem_team_split_strided with a triplet that differs per PE", [&] {
+    xshmem_team_t t = XSHMEM_TEAM_INVALID;
+    (void)xshmem_team_split_strided(XSHMEM_TEAM_WORLD, xt::me() == 0 ? 0 : 1, 1,
+                                    xt::me() == 0 ? 2 : 1, nullptr, 0, &t);
+  });
+}
+
+TEST_CASE("ERR-07 team_misuse_tier_d", "[ERR-07]") {
+  const int n = xt::npes();
+  xshmem_team_destroy(XSHMEM_TEAM_INVALID);  // no-op
+  xshmem_team_t t = 99;
+  // Stride 0 with size > 1, and a wrap-around triplet: invalid on every PE.
+  CHECK(xshmem_team_split_strided(XSHMEM_TEAM_WORLD, 0, 0, 2, nullptr, 0, &t) != 0);
+  CHECK(t == XSHMEM_TEAM_INVALID);
+  t = 99;
+  CHECK(xshmem_team_split_strided(XSHMEM_TEAM_WORLD, n - 1, 1, 2, nullptr, 0, &t) != 0);
+  CHECK(t == XSHMEM_TEAM_INVALID);
+  t = 99;
+  CHECK(xshmem_team_split_strided(XSHMEM_TEAM_INVALID, 0, 1, 1, nullptr, 0, &t) != 0);
+  CHECK(t == XSHMEM_TEAM_INVALID);
+  xshmem_barrier_all();
+}

@@ -1,7 +1,10 @@
 # GPU conformance programs of the device API (gpudev), included by tests/gpu/CMakeLists.txt
 # after its compile-option setup. One program per .cu; each runs under `xshmem-run -n 2`, exits
 # 77 (CTest: skipped) where no GPU is usable, and prints one line per case.
-set(XT_GPU_DEVICE_TESTS rma rma2 amo sig p2p ord coll mem stress coll_reduce)
+set(XT_GPU_DEVICE_TESTS rma rma2 amo sig p2p ord coll mem stress team coll_reduce)
+# ---- collectives: data movement ----
+list(APPEND XT_GPU_DEVICE_TESTS coll_move)
+# ---- end collectives: data movement ----
 foreach(t ${XT_GPU_DEVICE_TESTS})
   if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${t}.cu)
     continue()
@@ -82,3 +85,12 @@ add_test(NAME gpu.err11.unchecked_misaligned_atomic.np2
              misaligned_atomic)
 set_tests_properties(gpu.err11.unchecked_misaligned_atomic.np2 PROPERTIES SKIP_RETURN_CODE 77
   TIMEOUT 60 PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;death;err;np2")
+# INIT-05 from a device thread: xshmem_global_exit(42) in PE 0's kernel ends every PE with 42.
+add_test(NAME gpu.init05.device_global_exit.np2
+  COMMAND ${XT_GPU_DEATH} --np 2 --status 42
+          --regex "xshmem: xshmem_global_exit \\(device, block 3,0,0 thread 5,0,0\\): status 42.*\\(pe 0\\)"
+          --max-seconds 10
+          -- ${CMAKE_BINARY_DIR}/bin/xshmem-run -n 2 $<TARGET_FILE:xshmem_gpu_err_device_unchecked>
+             global_exit)
+set_tests_properties(gpu.init05.device_global_exit.np2 PROPERTIES SKIP_RETURN_CODE 77
+  TIMEOUT 60 PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;death;np2")

@@ -6,7 +6,8 @@
 //
 // Usage: err_device <scenario>; scenarios: bad_pe_put, bad_pe_atomic, nonsym_put,
 // misaligned_atomic, past_heap_get, null_put (ERR-09 from a device thread); no_finalize (no
-// mistake: every PE returns from main without xshmem_finalize, and the processes must exit). PE 0
+// mistake: every PE returns from main without xshmem_finalize, and the processes must exit);
+// global_exit (INIT-05 from a device thread: xshmem_global_exit(42) in a kernel). PE 0
 // makes the mistake from block 3, thread 5; every other PE waits on its own `never` word in a
 // kernel (and so does PE 0's block 0).
 #include <cuda_runtime.h>
@@ -28,6 +29,7 @@ enum Scenario {
   kPastHeapGet,
   kNullPut,
   kNoFinalize,
+  kGlobalExit,
   kNone
 };
 
@@ -59,6 +61,9 @@ __global__ void mistake_kernel(int scenario, uint64_t *never, uint64_t *sym, uin
       // Starts inside the block, runs far past the end of the heap.
       xshmem_getmem(private_buf, sym, size_t{1} << 40, peer);
       break;
+    case kGlobalExit:  // INIT-05 from a device thread: every PE exits with 42
+      xshmem_global_exit(42);
+      break;
     case kNullPut:  // ERR-09 from a device thread: NULL source, nonzero length
       xshmem_putmem(sym, nullptr, 16, peer);
       break;
@@ -77,8 +82,8 @@ int main(int argc, char **argv) {
            e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
     return 77;
   }
-  const char *names[] = {"bad_pe_put",    "bad_pe_atomic", "nonsym_put", "misaligned_atomic",
-                         "past_heap_get", "null_put",      "no_finalize"};
+  const char *names[] = {"bad_pe_put",    "bad_pe_atomic", "nonsym_put",  "misaligned_atomic",
+                         "past_heap_get", "null_put",      "no_finalize", "global_exit"};
   int scenario = kNone;
   for (int i = 0; i < kNone; ++i) {
     if (argc > 1 && strcmp(argv[1], names[i]) == 0) scenario = i;
@@ -86,7 +91,7 @@ int main(int argc, char **argv) {
   if (scenario == kNone) {
     fprintf(stderr,
             "usage: err_device bad_pe_put|bad_pe_atomic|nonsym_put|misaligned_atomic|"
-            "past_heap_get|null_put|no_finalize\n");
+            "past_heap_get|null_put|no_finalize|global_exit\n");
     return 2;
   }
   xshmem_init();

@@ -227,6 +227,69 @@ inline int finish() {
   return summary.failed == 0 ? 0 : 1;
 }
 
+// ---- Helpers shared by the programs ----------------------------------------------------------
+
+// The GPU's nanosecond clock: bounds every poll that a broken library could leave unsatisfied,
+// so a lost update is a recorded failure, not a hang.
+__device__ inline uint64_t now_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+constexpr uint64_t kTimeoutNs = 5000000000ull;
+
+// Carves symmetric regions out of a program's symmetric area: the same offsets on every PE.
+struct Carver {
+  uint8_t *next;
+  uint8_t *end;
+  uint8_t *take(size_t n) {
+    uint8_t *p = next;
+    next += (n + 255) & ~size_t(255);
+    if (next > end) {
+      fprintf(stderr, "pe %d: test bug: the symmetric area is too small\n", me);
+      exit(1);
+    }
+    return p;
+  }
+};
+
+// A destination region of n bytes with kGuardBand bytes on each side; arm() fills the whole
+// block with this PE's pattern of `salt` (the case then initialises what it needs),
+// check_guards() checks that both guard bands still hold it.
+constexpr size_t kGuardBand = 256;
+struct Guarded {
+  uint8_t *block = nullptr;
+  size_t n = 0;
+  uint8_t *data() const { return block + kGuardBand; }
+  template <typename T>
+  T *as() const {
+    return reinterpret_cast<T *>(data());
+  }
+};
+inline Guarded guarded(Carver &c, size_t n) {
+  return Guarded{c.take(n + 2 * kGuardBand), n};
+}
+inline void arm(const Guarded &g, int salt) {
+  fill(g.block, g.n + 2 * kGuardBand, me, salt);
+}
+// Bytes [from, to) of a block still hold pat(pe, j, salt); index -1 - j on a mismatch.
+__global__ void untouched_kernel(const uint8_t *block, size_t from, size_t to, int pe, int salt) {
+  for (size_t j = from + blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < to;
+       j += size_t(gridDim.x) * blockDim.x) {
+    uint8_t e = pat(pe, j, salt);
+    GT_CHECK(block[j] == e, -1 - (long long)j, e, block[j]);
+  }
+}
+inline void check_untouched(const uint8_t *block, size_t from, size_t to, int salt) {
+  if (to <= from) return;
+  untouched_kernel<<<32, 256>>>(block, from, to, me, salt);
+  device_sync("guard check");
+}
+inline void check_guards(const Guarded &g, int salt) {
+  check_untouched(g.block, 0, kGuardBand, salt);
+  check_untouched(g.block, kGuardBand + g.n, g.n + 2 * kGuardBand, salt);
+}
+
 }  // namespace gt
 
 #endif  // XSHMEM_TESTS_GPU_TEST_H

@@ -173,14 +173,15 @@ __host__ __device__ inline uint64_t hv(int src, int dst, uint64_t i, uint64_t it
   return mix64(x ^ (iter * 0x100000001B3ull));
 }
 
-// The GPU's nanosecond clock: bounds every poll that a broken library could leave unsatisfied,
-// so a lost signal is a recorded failure, not a hang.
-__device__ inline uint64_t now_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-constexpr uint64_t kTimeoutNs = 5000000000ull;
+using gt::arm;
+using gt::Carver;
+using gt::check_guards;
+using gt::check_untouched;
+using gt::Guarded;
+using gt::guarded;
+using gt::kTimeoutNs;
+using gt::now_ns;
+constexpr size_t kGuard = gt::kGuardBand;
 // Polls a local word (signal_fetch: an atomic acquire load) until it equals / reaches `want`.
 __device__ bool poll_eq(const uint64_t *w, uint64_t want) {
   const uint64_t t0 = now_ns();
@@ -211,61 +212,10 @@ dim3 block_of(scope_t s) {
 }
 const char kScopeName[] = "TWB";
 
-// Carves symmetric regions out of the program's second area: the same offsets on every PE.
-struct Carver {
-  uint8_t *next;
-  uint8_t *end;
-  uint8_t *take(size_t n) {
-    uint8_t *p = next;
-    next += (n + 255) & ~size_t(255);
-    if (next > end) {
-      fprintf(stderr, "pe %d: test bug: the symmetric area is too small\n", gt::me);
-      exit(1);
-    }
-    return p;
-  }
-};
 uint8_t *g_area = nullptr;
 constexpr size_t kAreaBytes = size_t(1) << 20;
 Carver carver() {
   return Carver{g_area, g_area + kAreaBytes};
-}
-
-// A destination region of n bytes with kGuard bytes on each side; arm() fills the whole block
-// with this PE's pattern of `salt` (the case then initialises what it needs), check_guards()
-// checks that both guard bands still hold it.
-constexpr size_t kGuard = 256;
-struct Guarded {
-  uint8_t *block = nullptr;
-  size_t n = 0;
-  uint8_t *data() const { return block + kGuard; }
-  template <typename T>
-  T *as() const {
-    return reinterpret_cast<T *>(data());
-  }
-};
-Guarded guarded(Carver &c, size_t n) {
-  return Guarded{c.take(n + 2 * kGuard), n};
-}
-void arm(const Guarded &g, int salt) {
-  gt::fill(g.block, g.n + 2 * kGuard, gt::me, salt);
-}
-// Bytes [from, to) of a block still hold pat(pe, j, salt); index -1 - j on a mismatch.
-__global__ void untouched_kernel(const uint8_t *block, size_t from, size_t to, int pe, int salt) {
-  for (size_t j = from + blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < to;
-       j += size_t(gridDim.x) * blockDim.x) {
-    uint8_t e = gt::pat(pe, j, salt);
-    GT_CHECK(block[j] == e, -1 - (long long)j, e, block[j]);
-  }
-}
-void check_untouched(const uint8_t *block, size_t from, size_t to, int salt) {
-  if (to <= from) return;
-  untouched_kernel<<<32, 256>>>(block, from, to, gt::me, salt);
-  gt::device_sync("guard check");
-}
-void check_guards(const Guarded &g, int salt) {
-  check_untouched(g.block, 0, kGuard, salt);
-  check_untouched(g.block, kGuard + g.n, g.n + 2 * kGuard, salt);
 }
 
 // ---- SIG-02 ----------------------------------------------------------------------------------

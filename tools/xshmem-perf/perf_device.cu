@@ -171,6 +171,13 @@ __global__ void barrier_kernel(int iters, unsigned long long *ns) {
   if (threadIdx.x == 0) *ns = globaltimer() - t0;
 }
 
+// ---- collectives: data movement ----
+// The reference's alltoall_kernel: one block runs `iters` world alltoalls of n floats per PE.
+__global__ void alltoall_block_kernel(float *dst, const float *src, size_t n, int iters) {
+  for (int i = 0; i < iters; ++i) xshmemx_float_alltoall_block(XSHMEM_TEAM_WORLD, dst, src, n);
+}
+// ---- end collectives: data movement ----
+
 // ---- collectives: reductions ----
 // The reference's reduce_kernel: one block, `iters` block-scope float sum reductions on the world.
 __global__ void sum_reduce_kernel(float *dst, const float *src, size_t n, int iters) {
@@ -672,6 +679,59 @@ void device_barrier_all_block_lat(Context &ctx) {
              "128 threads, " + std::to_string(ctx.npes) + " PEs");
 }
 
+// ---- collectives: data movement ----
+// dev.alltoall_block_<N>_floats: the reference's alltoall measurement (one block of 256 threads
+// per PE, world team, N floats of source per PE: N / npes per destination, 20 iterations per
+// timed launch, after one warm-up launch). Block j of PE p's source holds pattern (p, j); after
+// the last launch every PE checks that its dest block j holds pattern (j, me).
+void alltoall_block(Context &ctx) {
+  constexpr int kIters = 20;
+  const size_t sizes[] = {256, size_t{1} << 16, size_t{1} << 22};
+  auto src = sym_alloc<float>(ctx, sizes[2]);
+  auto dst = sym_alloc<float>(ctx, sizes[2]);
+  Gpu gpu;
+  auto seed = [](int from, int to, size_t n) {
+    return (uint64_t(n) << 24) ^ (uint64_t(from) << 12) ^ uint64_t(to) ^ 0xA77A11ull;
+  };
+  for (size_t total : sizes) {
+    const size_t n = total / static_cast<size_t>(ctx.npes), bytes = n * sizeof(float);
+    for (int j = 0; j < ctx.npes; ++j) gpu.fill(src.get() + j * n, bytes, seed(ctx.me, j, total));
+    PERF_CUDA(cudaMemsetAsync(dst.get(), 0xA5, total * sizeof(float), gpu.st));
+    gpu.sync();
+    xshmem_barrier_all();
+    alltoall_block_kernel<<<1, 256, 0, gpu.st>>>(dst.get(), src.get(), n, 1);  // warm-up
+    gpu.sync();
+    std::vector<double> us;
+    for (unsigned rep = 0; rep < ctx.opt.reps; ++rep) {
+      xshmem_barrier_all();
+      PERF_CUDA(cudaEventRecord(gpu.e0, gpu.st));
+      alltoall_block_kernel<<<1, 256, 0, gpu.st>>>(dst.get(), src.get(), n, kIters);
+      PERF_CUDA(cudaEventRecord(gpu.e1, gpu.st));
+      PERF_CUDA(cudaGetLastError());
+      PERF_CUDA(cudaEventSynchronize(gpu.e1));
+      float ms = 0;
+      PERF_CUDA(cudaEventElapsedTime(&ms, gpu.e0, gpu.e1));
+      us.push_back(static_cast<double>(ms) * 1e3 / kIters);
+    }
+    xshmem_barrier_all();  // every PE's last alltoall has ended (each ends with a team barrier)
+    bool ok = true;
+    for (int j = 0; j < ctx.npes && ok; ++j) {
+      const size_t off = gpu.check(dst.get() + j * n, bytes, seed(j, ctx.me, total));
+      if (off != SIZE_MAX) {
+        std::fprintf(stderr,
+                     "xshmem-perf: pe %d: dev.alltoall_block_%zu_floats: block from pe %d wrong "
+                     "at byte %zu\n",
+                     ctx.me, total, j, off);
+        ok = false;
+      }
+    }
+    ok = ctx.all_ok(ok);
+    ctx.record("dev.alltoall_block_" + std::to_string(total) + "_floats", total, us, "us", kIters,
+               ok, "1 block x 256 threads, " + std::to_string(ctx.npes) + " PEs");
+  }
+}
+// ---- end collectives: data movement ----
+
 // ---- collectives: reductions ----
 // The reference's reduce loop: per size, one untimed launch of 1 iteration, then launches of 20
 // timed with events (opt.reps of them here; the median is reported); every PE launches, PE 0's
@@ -769,6 +829,16 @@ const MetricDef kDeviceMetrics[] = {
      "dev.sum_reduce_block, 65536 floats", nullptr},
     {"dev.sum_reduce_block_4194304_floats", "us", Where::kDevice, 1,
      "dev.sum_reduce_block, 4194304 floats", nullptr},
+    // ---- collectives: data movement ----
+    {"dev.alltoall_block_256_floats", "us", Where::kDevice, 1,
+     "kernel, one block of 256 threads per PE: xshmemx_float_alltoall_block on WORLD, 256 floats "
+     "of source per PE, 20 per launch; also records the 65536 and 4194304 sizes",
+     alltoall_block},
+    {"dev.alltoall_block_65536_floats", "us", Where::kDevice, 1,
+     "dev.alltoall_block with 65536 floats of source per PE", nullptr},
+    {"dev.alltoall_block_4194304_floats", "us", Where::kDevice, 1,
+     "dev.alltoall_block with 4194304 floats of source per PE", nullptr},
+    // ---- end collectives: data movement ----
 };
 
 }  // namespace

@@ -90,6 +90,32 @@ typedef struct xshmem_team_config {
 } xshmem_team_config_t;
 #define XSHMEM_TEAM_NUM_CONTEXTS (1L << 0)
 
+/* Thread levels of xshmem_init_thread / xshmem_query_thread, in increasing order (OpenSHMEM
+ * SHMEM_THREAD_*): SINGLE, one thread in the process; FUNNELED, only the thread that called init
+ * calls xshmem; SERIALIZED, any thread, never two at once; MULTIPLE, any threads at once. */
+#define XSHMEM_THREAD_SINGLE 0
+#define XSHMEM_THREAD_FUNNELED 1
+#define XSHMEM_THREAD_SERIALIZED 2
+#define XSHMEM_THREAD_MULTIPLE 3
+
+/* ---- Contexts (begin) ---------------------------------------------------------------------
+ * A context is an ordering domain of one PE: fence and quiet on a context order and complete the
+ * operations issued on it. A handle is local to the PE (and process) that created it. Device code
+ * can use handles too: a handle carries its team (see <xshmem/device/ctx.h>). */
+typedef int32_t xshmem_ctx_t;
+/* The context every plain (non-ctx) call uses; its team is XSHMEM_TEAM_WORLD. */
+#define XSHMEM_CTX_DEFAULT ((xshmem_ctx_t)0)
+/* Not a context: what a failed creation returns. fence/quiet on it are no-ops; RMA and atomics on
+ * it stop the job in checked mode. */
+#define XSHMEM_CTX_INVALID ((xshmem_ctx_t)-1)
+/* Options of xshmem_ctx_create / xshmem_team_create_ctx (OR them). SERIALIZED: the program never
+ * calls on the context from two threads at once; PRIVATE: only the creating thread uses it;
+ * NOSTORE: quiet on it need not complete the PE's plain stores to symmetric memory. */
+#define XSHMEM_CTX_SERIALIZED (1L << 0)
+#define XSHMEM_CTX_PRIVATE (1L << 1)
+#define XSHMEM_CTX_NOSTORE (1L << 2)
+/* ---- Contexts (end) ---------------------------------------------------------------------- */
+
 /* Library version (info_get_version). */
 #define XSHMEM_MAJOR_VERSION 1
 #define XSHMEM_MINOR_VERSION 5

@@ -34,23 +34,46 @@ extern "C" {
 /* ---- Setup and query ------------------------------------------------------------------------ */
 
 /* Starts the runtime: loads plugins, joins the job through the bootstrap, creates the symmetric
- * heap and connects every peer. Collective. Exits the process with a diagnostic on failure. */
+ * heap and connects every peer. Collective. Exits the process with a diagnostic on failure.
+ * OpenSHMEM 1.6: may be called again while initialised (only counted, no communication); each
+ * call, of this or of any init routine, needs a matching xshmem_finalize. After the last
+ * finalize the job may be initialised again, with the same PE numbers. */
 void xshmem_init(void);
-/* Tears everything down (collective; barrier on entry). Leaves no thread, file descriptor or
- * shared-memory segment behind. */
+/* Like xshmem_init, asking for thread support `requested` (an XSHMEM_THREAD_* level). Returns 0
+ * and stores the level provided in *provided (if not NULL): always XSHMEM_THREAD_MULTIPLE.
+ * Returns nonzero, without initialising, when `requested` is not one of the four levels, or
+ * when init fails before the job is formed. Counted like xshmem_init. */
+int xshmem_init_thread(int requested, int *provided);
+/* Stores in *provided (if not NULL) the thread level the runtime provides: always
+ * XSHMEM_THREAD_MULTIPLE, whichever init routine was used; callable before init too. */
+void xshmem_query_thread(int *provided);
+/* Collective. A finalize that does not match the last outstanding init acts as
+ * xshmem_barrier_all and leaves the runtime usable. The last one barriers, then tears everything
+ * down, leaving no thread, file descriptor or shared-memory segment that init created (rank 0
+ * of a tcp job keeps its listening socket for a later init of the same job). Any thread may call
+ * it; the init/finalize pairs of different threads are counted together. */
 void xshmem_finalize(void);
 /* This PE's number in the world team, and the number of PEs. */
 #ifndef XSHMEM_DEVICE_API
 int xshmem_my_pe(void);
 int xshmem_n_pes(void);
 #endif
-/* Whether the runtime is initialised (1) or not (0). */
+/* Whether the runtime is initialised (1: an init not yet matched by the last finalize) or not
+ * (0). Callable at any time, from any thread. */
 int xshmem_query_initialized(void);
-/* Stops every PE of the job with `status` as exit code. Does not return. */
+/* Stops every PE of the job, whatever each is doing (waiting, in a barrier, computing), within
+ * seconds: each process exits with `status` (its low 8 bits). Prints one line naming the status
+ * and this PE on stderr. Any thread may call it; if PEs call it at once with different statuses,
+ * each PE exits with one of them. Before init it exits this process only. Does not return. */
+#ifndef XSHMEM_DEVICE_API
 void xshmem_global_exit(int status) __attribute__((noreturn));
-/* Library version and name (OpenSHMEM info_get_*). */
+#endif
+/* Stores XSHMEM_MAJOR_VERSION and XSHMEM_MINOR_VERSION (the OpenSHMEM version followed) in
+ * *major and *minor; a NULL pointer is skipped. Callable at any time. */
 void xshmem_info_get_version(int *major, int *minor);
-void xshmem_info_get_name(char *name); /* at least XSHMEM_MAX_NAME_LEN bytes */
+/* Writes XSHMEM_VENDOR_STRING, NUL-terminated, into `name` (at least XSHMEM_MAX_NAME_LEN bytes;
+ * never more are written); NULL is ignored. Callable at any time. */
+void xshmem_info_get_name(char *name);
 
 /* Opaque unique id for applications with their own launcher (torch.distributed, ...): rank 0
  * calls xshmem_get_uniqueid, sends the bytes to every process, and each calls xshmem_init_attr
@@ -278,6 +301,45 @@ uint64_t xshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
 XSHMEM_P2P_TYPES(XSHMEM_DECL_P2P)
 #undef XSHMEM_DECL_P2P
 
+/* ---- collectives: data movement ---- */
+
+/* Team collectives (OpenSHMEM 1.5 team forms): every member of `team` calls, in the same order
+ * on every member, with the same `nelems` (collect: its own count) and root; dest and source are
+ * symmetric and identical on every member. The call returns once this PE's `dest` holds the
+ * result and its `source` may be reused; the next collective on the team may follow at once.
+ * 1.6 readiness: `dest` must be ready on every member before any member calls (members write
+ * into each other's dest directly). Each returns 0, or nonzero (nothing done) for a team that is
+ * not a team of this PE when checks are off (checked mode stops the job). nelems 0 moves
+ * nothing (NULL buffers allowed) but still synchronises the team.
+ * - broadcast: source at member PE_root -> dest of every member, PE_root included (team-relative
+ *   root; source == dest allowed).
+ * - fcollect: member i's nelems elements land at dest[i * nelems] of every member.
+ * - collect: like fcollect with per-member counts; member i's part follows those of members
+ *   0..i-1 (concatenation in team order).
+ * - alltoall: block j of source (nelems elements at source[j * nelems]) goes to member j, at
+ *   dest[me * nelems].
+ * - alltoalls: as alltoall with element strides: source[(j * nelems + i) * sst] goes to member j
+ *   at dest[(me * nelems + i) * dst]; dst, sst >= 1.
+ * The mem forms count bytes. */
+#define XSHMEM_DECL_COLL_MOVE(T, N)                                                       \
+  int xshmem_##N##_broadcast(xshmem_team_t team, T *dest, const T *source, size_t nelems, \
+                             int PE_root);                                                \
+  int xshmem_##N##_collect(xshmem_team_t team, T *dest, const T *source, size_t nelems);  \
+  int xshmem_##N##_fcollect(xshmem_team_t team, T *dest, const T *source, size_t nelems); \
+  int xshmem_##N##_alltoall(xshmem_team_t team, T *dest, const T *source, size_t nelems); \
+  int xshmem_##N##_alltoalls(xshmem_team_t team, T *dest, const T *source, ptrdiff_t dst, \
+                             ptrdiff_t sst, size_t nelems);
+XSHMEM_RMA_TYPES(XSHMEM_DECL_COLL_MOVE)
+#undef XSHMEM_DECL_COLL_MOVE
+int xshmem_broadcastmem(xshmem_team_t team, void *dest, const void *source, size_t nelems,
+                        int PE_root);
+int xshmem_collectmem(xshmem_team_t team, void *dest, const void *source, size_t nelems);
+int xshmem_fcollectmem(xshmem_team_t team, void *dest, const void *source, size_t nelems);
+int xshmem_alltoallmem(xshmem_team_t team, void *dest, const void *source, size_t nelems);
+int xshmem_alltoallsmem(xshmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                        ptrdiff_t sst, size_t nelems);
+/* ---- end collectives: data movement ---- */
+
 /* ---- Ordering and synchronization ---------------------------------------------------------- */
 
 /* Orders puts, AMOs and put-with-signal to each PE: those before the fence are delivered before
@@ -348,7 +410,176 @@ XSHMEM_DECL_REDUCE_LD(long double, longdouble)
                                    uint64_t signal, int sig_op, int pe);
 XSHMEM_DECL_RMA_LD(long double, longdouble)
 #undef XSHMEM_DECL_RMA_LD
+/* ---- collectives: data movement ---- */
+int xshmem_longdouble_broadcast(xshmem_team_t team, long double *dest, const long double *source,
+                                size_t nelems, int PE_root);
+int xshmem_longdouble_collect(xshmem_team_t team, long double *dest, const long double *source,
+                              size_t nelems);
+int xshmem_longdouble_fcollect(xshmem_team_t team, long double *dest, const long double *source,
+                               size_t nelems);
+int xshmem_longdouble_alltoall(xshmem_team_t team, long double *dest, const long double *source,
+                               size_t nelems);
+int xshmem_longdouble_alltoalls(xshmem_team_t team, long double *dest, const long double *source,
+                                ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+/* ---- end collectives: data movement ---- */
 #endif /* XSHMEM_DEVICE_API */
+
+/* ---- Contexts (begin) ------------------------------------------------------------------------
+ * A context is an ordering domain: xshmem_ctx_fence and xshmem_ctx_quiet order and complete the
+ * operations issued on that context (fence per destination PE, as xshmem_fence). The plain calls
+ * use XSHMEM_CTX_DEFAULT. In the ctx forms `pe` is numbered in the context's team
+ * (0 <= pe < xshmem_team_n_pes(team); world numbers for XSHMEM_CTX_DEFAULT and the contexts of
+ * xshmem_ctx_create); the other arguments and the completion rules are the plain call's. A handle
+ * belongs to the PE that created it. XSHMEM_CTX_PRIVATE contexts are used only by the creating
+ * thread (checked mode stops the job otherwise); XSHMEM_CTX_SERIALIZED ones by one thread at a
+ * time (the program's promise, not checked). Compiled by nvcc, the ctx data-path calls and
+ * xshmem_ctx_get_team are callable in kernels too (see <xshmem/device/cuda_api.h>). */
+
+/* Creates a context on the world team (xshmem_ctx_create) or on `team`, a team this PE is a
+ * member of (xshmem_team_create_ctx). `options`: XSHMEM_CTX_SERIALIZED, XSHMEM_CTX_PRIVATE,
+ * XSHMEM_CTX_NOSTORE OR-ed, or 0; other bits stop the job in checked mode. Local to this PE (no
+ * other PE takes part), any thread. Returns 0 with the handle in *ctx; or nonzero with
+ * XSHMEM_CTX_INVALID in *ctx when XSHMEM_MAX_CONTEXTS contexts of this PE exist already
+ * (destroying one makes room again) or `team` is not a team of this PE. A failure is not an
+ * error: the library stays usable. */
+int xshmem_ctx_create(long options, xshmem_ctx_t *ctx);
+int xshmem_team_create_ctx(xshmem_team_t team, long options, xshmem_ctx_t *ctx);
+/* Completes the context's operations (as xshmem_ctx_quiet) and releases it. A no-op for
+ * XSHMEM_CTX_INVALID. XSHMEM_CTX_DEFAULT, or a handle that is not a live context of this PE,
+ * stops the job in checked mode. xshmem_team_destroy destroys the team's contexts; a
+ * XSHMEM_CTX_PRIVATE one left then stops the job in checked mode (destroy those first). */
+void xshmem_ctx_destroy(xshmem_ctx_t ctx);
+
+#ifndef XSHMEM_DEVICE_API
+/* Stores the team of `ctx` in *team (XSHMEM_TEAM_WORLD for XSHMEM_CTX_DEFAULT and the contexts
+ * of xshmem_ctx_create) and returns 0; for XSHMEM_CTX_INVALID, or a handle that is not a live
+ * context of this PE, stores XSHMEM_TEAM_INVALID and returns nonzero. */
+int xshmem_ctx_get_team(xshmem_ctx_t ctx, xshmem_team_t *team);
+
+/* RMA, atomics and put-with-signal on a context: the plain calls' semantics, `pe` in the
+ * context's team. On XSHMEM_CTX_INVALID (or a destroyed context) they stop the job in checked
+ * mode. */
+#define XSHMEM_DECL_CTX_RMA(T, N)                                                                 \
+  void xshmem_ctx_##N##_put(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe);   \
+  void xshmem_ctx_##N##_get(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe);   \
+  void xshmem_ctx_##N##_put_nbi(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,        \
+                                int pe);                                                          \
+  void xshmem_ctx_##N##_get_nbi(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,        \
+                                int pe);                                                          \
+  void xshmem_ctx_##N##_p(xshmem_ctx_t ctx, T *dest, T value, int pe);                            \
+  T xshmem_ctx_##N##_g(xshmem_ctx_t ctx, const T *source, int pe);                                \
+  void xshmem_ctx_##N##_iput(xshmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,           \
+                             ptrdiff_t sst, size_t nelems, int pe);                               \
+  void xshmem_ctx_##N##_iget(xshmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,           \
+                             ptrdiff_t sst, size_t nelems, int pe);                               \
+  void xshmem_ctx_##N##_put_signal(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,     \
+                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);      \
+  void xshmem_ctx_##N##_put_signal_nbi(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, \
+                                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+XSHMEM_RMA_TYPES(XSHMEM_DECL_CTX_RMA)
+#undef XSHMEM_DECL_CTX_RMA
+
+#define XSHMEM_DECL_CTX_SIZED(BITS, T)                                                             \
+  void xshmem_ctx_put##BITS(xshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,       \
+                            int pe);                                                               \
+  void xshmem_ctx_get##BITS(xshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,       \
+                            int pe);                                                               \
+  void xshmem_ctx_put##BITS##_nbi(xshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
+                                  int pe);                                                         \
+  void xshmem_ctx_get##BITS##_nbi(xshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
+                                  int pe);                                                         \
+  void xshmem_ctx_iput##BITS(xshmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,      \
+                             ptrdiff_t sst, size_t nelems, int pe);                                \
+  void xshmem_ctx_iget##BITS(xshmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,      \
+                             ptrdiff_t sst, size_t nelems, int pe);                                \
+  void xshmem_ctx_put##BITS##_signal(xshmem_ctx_t ctx, void *dest, const void *source,             \
+                                     size_t nelems, uint64_t *sig_addr, uint64_t signal,           \
+                                     int sig_op, int pe);                                          \
+  void xshmem_ctx_put##BITS##_signal_nbi(xshmem_ctx_t ctx, void *dest, const void *source,         \
+                                         size_t nelems, uint64_t *sig_addr, uint64_t signal,       \
+                                         int sig_op, int pe);
+XSHMEM_SIZED_TYPES(XSHMEM_DECL_CTX_SIZED)
+XSHMEM_DECL_CTX_SIZED(128, void)
+#undef XSHMEM_DECL_CTX_SIZED
+
+void xshmem_ctx_putmem(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes, int pe);
+void xshmem_ctx_getmem(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes, int pe);
+void xshmem_ctx_putmem_nbi(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes, int pe);
+void xshmem_ctx_getmem_nbi(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes, int pe);
+void xshmem_ctx_putmem_signal(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
+                              uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void xshmem_ctx_putmem_signal_nbi(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
+                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+#define XSHMEM_DECL_CTX_AMO_EXT(T, N)                                                          \
+  T xshmem_ctx_##N##_atomic_fetch(xshmem_ctx_t ctx, const T *source, int pe);                  \
+  void xshmem_ctx_##N##_atomic_set(xshmem_ctx_t ctx, T *dest, T value, int pe);                \
+  T xshmem_ctx_##N##_atomic_swap(xshmem_ctx_t ctx, T *dest, T value, int pe);                  \
+  void xshmem_ctx_##N##_atomic_fetch_nbi(xshmem_ctx_t ctx, T *fetch, const T *source, int pe); \
+  void xshmem_ctx_##N##_atomic_swap_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);
+XSHMEM_AMO_EXTENDED_TYPES(XSHMEM_DECL_CTX_AMO_EXT)
+#undef XSHMEM_DECL_CTX_AMO_EXT
+
+#define XSHMEM_DECL_CTX_AMO_STD(T, N)                                                         \
+  T xshmem_ctx_##N##_atomic_compare_swap(xshmem_ctx_t ctx, T *dest, T cond, T value, int pe); \
+  T xshmem_ctx_##N##_atomic_fetch_inc(xshmem_ctx_t ctx, T *dest, int pe);                     \
+  void xshmem_ctx_##N##_atomic_inc(xshmem_ctx_t ctx, T *dest, int pe);                        \
+  T xshmem_ctx_##N##_atomic_fetch_add(xshmem_ctx_t ctx, T *dest, T value, int pe);            \
+  void xshmem_ctx_##N##_atomic_add(xshmem_ctx_t ctx, T *dest, T value, int pe);               \
+  void xshmem_ctx_##N##_atomic_compare_swap_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, T cond,  \
+                                                T value, int pe);                             \
+  void xshmem_ctx_##N##_atomic_fetch_inc_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, int pe);    \
+  void xshmem_ctx_##N##_atomic_fetch_add_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);
+XSHMEM_AMO_STANDARD_TYPES(XSHMEM_DECL_CTX_AMO_STD)
+#undef XSHMEM_DECL_CTX_AMO_STD
+
+#define XSHMEM_DECL_CTX_AMO_BIT_OP(T, N, OP)                                                  \
+  T xshmem_ctx_##N##_atomic_fetch_##OP(xshmem_ctx_t ctx, T *dest, T value, int pe);           \
+  void xshmem_ctx_##N##_atomic_##OP(xshmem_ctx_t ctx, T *dest, T value, int pe);              \
+  void xshmem_ctx_##N##_atomic_fetch_##OP##_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, T value, \
+                                                int pe);
+#define XSHMEM_DECL_CTX_AMO_BIT(T, N)   \
+  XSHMEM_DECL_CTX_AMO_BIT_OP(T, N, and) \
+  XSHMEM_DECL_CTX_AMO_BIT_OP(T, N, or)  \
+  XSHMEM_DECL_CTX_AMO_BIT_OP(T, N, xor)
+XSHMEM_AMO_BITWISE_TYPES(XSHMEM_DECL_CTX_AMO_BIT)
+#undef XSHMEM_DECL_CTX_AMO_BIT
+#undef XSHMEM_DECL_CTX_AMO_BIT_OP
+
+/* Ordering on one context: fence orders the context's puts, AMOs and put-with-signal per
+ * destination; quiet completes every operation issued on the context, visible to all PEs on
+ * return (on a XSHMEM_CTX_NOSTORE context it need not complete plain stores; xshmem completes
+ * them anyway). Both are no-ops for XSHMEM_CTX_INVALID. */
+void xshmem_ctx_fence(xshmem_ctx_t ctx);
+void xshmem_ctx_quiet(xshmem_ctx_t ctx);
+/* quiet restricted to the operations to the `npes` PEs of `target_pes` (numbered in the
+ * context's team; world numbers for xshmem_pe_quiet); npes == 0 returns at once (OpenSHMEM
+ * 1.6). xshmem may complete more than asked. */
+void xshmem_ctx_pe_quiet(xshmem_ctx_t ctx, const int *target_pes, int npes);
+void xshmem_pe_quiet(const int *target_pes, int npes);
+#else
+/* Host only (no long double in device code). */
+#define XSHMEM_DECL_CTX_RMA_LD(T, N)                                                              \
+  void xshmem_ctx_##N##_put(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe);   \
+  void xshmem_ctx_##N##_get(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe);   \
+  void xshmem_ctx_##N##_put_nbi(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,        \
+                                int pe);                                                          \
+  void xshmem_ctx_##N##_get_nbi(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,        \
+                                int pe);                                                          \
+  void xshmem_ctx_##N##_p(xshmem_ctx_t ctx, T *dest, T value, int pe);                            \
+  T xshmem_ctx_##N##_g(xshmem_ctx_t ctx, const T *source, int pe);                                \
+  void xshmem_ctx_##N##_iput(xshmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,           \
+                             ptrdiff_t sst, size_t nelems, int pe);                               \
+  void xshmem_ctx_##N##_iget(xshmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,           \
+                             ptrdiff_t sst, size_t nelems, int pe);                               \
+  void xshmem_ctx_##N##_put_signal(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,     \
+                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);      \
+  void xshmem_ctx_##N##_put_signal_nbi(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, \
+                                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+XSHMEM_DECL_CTX_RMA_LD(long double, longdouble)
+#undef XSHMEM_DECL_CTX_RMA_LD
+#endif /* XSHMEM_DEVICE_API */
+/* ---- Contexts (end) ------------------------------------------------------------------------ */
 
 #ifdef __cplusplus
 }

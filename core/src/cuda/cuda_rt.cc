@@ -120,6 +120,19 @@ void watchdog_main(int device) {
   for (int tick = 1;; ++tick) {
     if (g_gpu.cv.wait_for(lock, kWatchdogPeriod, [] { return g_gpu.stop; })) return;
     const volatile dev::device_error_t *e = g_gpu.mailbox;
+    if (e != nullptr && e->ready != 0 && e->code == dev::kDevGlobalExit) {
+      const int status = e->pe;
+      char line[200];
+      snprintf(line, sizeof(line),
+               "xshmem: xshmem_global_exit (device, block %u,%u,%u thread %u,%u,%u): status %d: "
+               "stopping every pe of the job (pe %d)",
+               e->block[0], e->block[1], e->block[2], e->thread[0], e->thread[1], e->thread[2],
+               status, core::state().my_pe);
+      fprintf(stderr, "%s\n", line);
+      fflush(stderr);
+      lock.unlock();
+      core::fatal(status, kSubsys, line);
+    }
     if (e != nullptr && e->ready != 0) {
       const char *what = "?";
       char detail[160];

@@ -12,7 +12,8 @@
 #include <mutex>
 
 #include <xshmem/device/coll_reduce.h>  // collectives: reductions
-#include <xshmem/device/coop.h>         // collectives: reductions (block_group)
+#include <xshmem/device/coll_move.h>
+#include <xshmem/device/coop.h>
 #include <xshmem/device/path.h>
 #include <xshmem/xshmem.h>
 #include <xshmem/xshmemx.h>
@@ -121,6 +122,67 @@ __global__ void team_kernel(const dev::state_t *ds, int team, int kind, uint64_t
   }
 }
 
+// ---- collectives: data movement ----
+// The element of 16-byte alltoalls (long double on the host side).
+struct alignas(16) coll_bits128_t {
+  unsigned char b[16];
+};
+
+// One block runs a data-movement collective for the host API (kCollMoveThreads threads).
+__global__ void coll_move_kernel(const dev::state_t *ds, int op, int team, void *dest,
+                                 const void *source, size_t nbytes, unsigned elem, ptrdiff_t dst,
+                                 ptrdiff_t sst, int root, int *result) {
+  const dev::state_t &s = *ds;
+  const dev::team_t t = dev::team_of(s, team);
+  using G = dev::block_group;
+  int rc = -1;
+  switch (op) {
+    case dev::kCollBroadcast:
+      rc = dev::broadcastmem<G>(s, t, dest, source, nbytes, root);
+      break;
+    case dev::kCollCollect:
+      rc = dev::collectmem<G>(s, t, dest, source, nbytes);
+      break;
+    case dev::kCollFcollect:
+      rc = dev::fcollectmem<G>(s, t, dest, source, nbytes);
+      break;
+    case dev::kCollAlltoall:
+      rc = dev::alltoallmem<G>(s, t, dest, source, nbytes);
+      break;
+    case dev::kCollAlltoalls: {
+      const size_t n = elem != 0 ? nbytes / elem : 0;
+      switch (elem) {
+        case 1:
+          rc = dev::alltoalls<G>(s, t, static_cast<uint8_t *>(dest),
+                                 static_cast<const uint8_t *>(source), dst, sst, n);
+          break;
+        case 2:
+          rc = dev::alltoalls<G>(s, t, static_cast<uint16_t *>(dest),
+                                 static_cast<const uint16_t *>(source), dst, sst, n);
+          break;
+        case 4:
+          rc = dev::alltoalls<G>(s, t, static_cast<uint32_t *>(dest),
+                                 static_cast<const uint32_t *>(source), dst, sst, n);
+          break;
+        case 8:
+          rc = dev::alltoalls<G>(s, t, static_cast<uint64_t *>(dest),
+                                 static_cast<const uint64_t *>(source), dst, sst, n);
+          break;
+        default:
+          rc = dev::alltoalls<G>(s, t, static_cast<coll_bits128_t *>(dest),
+                                 static_cast<const coll_bits128_t *>(source), dst, sst, n);
+          break;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  if (threadIdx.x == 0) *result = rc;
+}
+constexpr unsigned kCollMoveThreads = 256;
+// ---- end collectives: data movement ----
+
 // ---- collectives: reductions ----
 constexpr unsigned kReduceThreads = 256;
 __global__ void reduce_kernel(const dev::state_t *ds, int team, int op, int dtype, void *dest,
@@ -216,6 +278,25 @@ uint64_t team_op(int team, int kind, uint64_t value, int op) {
   return result;
 }
 
+// ---- collectives: data movement ----
+int coll_move(int op, int team, void *dest, const void *source, size_t nbytes, size_t elem,
+              ptrdiff_t dst, ptrdiff_t sst, int root) {
+  // The result goes through the heap's host_result word (one host kernel with a result at a
+  // time).
+  std::lock_guard<std::mutex> lock(g_result_mutex);
+  int *result = reinterpret_cast<int *>(&state().internal->host_result);
+  coll_move_kernel<<<1, kCollMoveThreads, 0, internal()>>>(
+      dstate("collective"), op, team, dest, source, nbytes, static_cast<unsigned>(elem), dst, sst,
+      root, result);
+  launched("collective kernel launch");
+  int rc = -1;
+  check("cudaMemcpyAsync (collective result)",
+        cudaMemcpyAsync(&rc, result, sizeof rc, cudaMemcpyDeviceToHost, internal()));
+  sync(internal(), "collective kernel");
+  return rc;
+}
+// ---- end collectives: data movement ----
+
 // ---- collectives: reductions ----
 int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n) {
   std::lock_guard<std::mutex> lock(g_result_mutex);
@@ -241,6 +322,9 @@ int load_kernels(const char **failed) {
       {reinterpret_cast<const void *>(&team_kernel), "team_kernel"},
       // ---- collectives: reductions ----
       {reinterpret_cast<const void *>(&reduce_kernel), "reduce_kernel"},
+      // ---- collectives: data movement ----
+      {reinterpret_cast<const void *>(&coll_move_kernel), "coll_move_kernel"},
+      // ---- end collectives: data movement ----
   };
   for (const auto &k : kernels) {
     cudaFuncAttributes attr{};

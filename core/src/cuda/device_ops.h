@@ -62,6 +62,16 @@ void world_sync(bool barrier);
 // `op` (returns the result).
 uint64_t team_op(int team, int kind, uint64_t value, int op);
 
+// ---- collectives: data movement ----
+// Runs data-movement collective `op` (dev::coll_move_op) of team handle `team` in a one-block
+// kernel on the internal stream (the path code of <xshmem/device/coll_move.h>); waits for it.
+// nbytes: bytes per member (alltoalls: nelems * elem), elem: element size (alltoalls: 1, 2, 4,
+// 8 or 16), dst/sst: alltoalls strides in elements, root: broadcast root. Returns the path
+// code's result (0).
+int coll_move(int op, int team, void *dest, const void *source, size_t nbytes, size_t elem,
+              ptrdiff_t dst, ptrdiff_t sst, int root);
+// ---- end collectives: data movement ----
+
 // ---- collectives: reductions ----
 // Reduction or scan `op` (dev::reduce_op) over elements of type code `dtype` (dev::reduce_dtype)
 // on team `team`, run by a one-block kernel on the internal stream (the path code's block form);

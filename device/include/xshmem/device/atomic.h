@@ -134,17 +134,19 @@ XSHMEM_GPTX_OPS(uint32_t, "b32", "r")
 XSHMEM_GPTX_OPS(uint64_t, "b64", "l")
 #undef XSHMEM_GPTX_OPS
 
-// Read-modify-write `OP` (exch, add, and, or, xor), relaxed or release.
-#define XSHMEM_GPTX_RMW(NAME, OP)                                               \
+// Read-modify-write `OP` (exch, add, and, or, xor), relaxed or release. K is the operand kind
+// of the PTX type: "b" (bits), or "u" for add, which has no .b types (two's complement, so signed
+// operands work alike).
+#define XSHMEM_GPTX_RMW(NAME, OP, K)                                            \
   __device__ __forceinline__ uint32_t NAME(uint32_t *p, uint32_t v, bool rel) { \
     uint32_t old;                                                               \
     if (rel)                                                                    \
-      asm volatile("atom.release.sys.global." OP ".b32 %0, [%1], %2;"           \
+      asm volatile("atom.release.sys.global." OP "." K "32 %0, [%1], %2;"       \
                    : "=r"(old)                                                  \
                    : "l"(gaddr(p)), "r"(v)                                      \
                    : "memory");                                                 \
     else                                                                        \
-      asm volatile("atom.relaxed.sys.global." OP ".b32 %0, [%1], %2;"           \
+      asm volatile("atom.relaxed.sys.global." OP "." K "32 %0, [%1], %2;"       \
                    : "=r"(old)                                                  \
                    : "l"(gaddr(p)), "r"(v)                                      \
                    : "memory");                                                 \
@@ -153,51 +155,23 @@ XSHMEM_GPTX_OPS(uint64_t, "b64", "l")
   __device__ __forceinline__ uint64_t NAME(uint64_t *p, uint64_t v, bool rel) { \
     uint64_t old;                                                               \
     if (rel)                                                                    \
-      asm volatile("atom.release.sys.global." OP ".b64 %0, [%1], %2;"           \
+      asm volatile("atom.release.sys.global." OP "." K "64 %0, [%1], %2;"       \
                    : "=l"(old)                                                  \
                    : "l"(gaddr(p)), "l"(v)                                      \
                    : "memory");                                                 \
     else                                                                        \
-      asm volatile("atom.relaxed.sys.global." OP ".b64 %0, [%1], %2;"           \
+      asm volatile("atom.relaxed.sys.global." OP "." K "64 %0, [%1], %2;"       \
                    : "=l"(old)                                                  \
                    : "l"(gaddr(p)), "l"(v)                                      \
                    : "memory");                                                 \
     return old;                                                                 \
   }
-XSHMEM_GPTX_RMW(exch, "exch")
-XSHMEM_GPTX_RMW(and_, "and")
-XSHMEM_GPTX_RMW(or_, "or")
-XSHMEM_GPTX_RMW(xor_, "xor")
+XSHMEM_GPTX_RMW(exch, "exch", "b")
+XSHMEM_GPTX_RMW(add, "add", "u")
+XSHMEM_GPTX_RMW(and_, "and", "b")
+XSHMEM_GPTX_RMW(or_, "or", "b")
+XSHMEM_GPTX_RMW(xor_, "xor", "b")
 #undef XSHMEM_GPTX_RMW
-// add has no .b types in PTX: .u32/.u64 (two's complement, so signed operands work alike).
-__device__ __forceinline__ uint32_t add(uint32_t *p, uint32_t v, bool rel) {
-  uint32_t old;
-  if (rel)
-    asm volatile("atom.release.sys.global.add.u32 %0, [%1], %2;"
-                 : "=r"(old)
-                 : "l"(gaddr(p)), "r"(v)
-                 : "memory");
-  else
-    asm volatile("atom.relaxed.sys.global.add.u32 %0, [%1], %2;"
-                 : "=r"(old)
-                 : "l"(gaddr(p)), "r"(v)
-                 : "memory");
-  return old;
-}
-__device__ __forceinline__ uint64_t add(uint64_t *p, uint64_t v, bool rel) {
-  uint64_t old;
-  if (rel)
-    asm volatile("atom.release.sys.global.add.u64 %0, [%1], %2;"
-                 : "=l"(old)
-                 : "l"(gaddr(p)), "l"(v)
-                 : "memory");
-  else
-    asm volatile("atom.relaxed.sys.global.add.u64 %0, [%1], %2;"
-                 : "=l"(old)
-                 : "l"(gaddr(p)), "l"(v)
-                 : "memory");
-  return old;
-}
 
 template <typename T>
 using word_t = typename uint_of<sizeof(T)>::type;

@@ -45,6 +45,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <xshmem/device/coll_move.h>
 #include <xshmem/device/coop.h>
 #include <xshmem/device/path.h>
 #include <xshmem/types.h>
@@ -88,6 +89,18 @@ int xshmemi_state_sink(const void *state, size_t size, int device) {
 #define XSHMEMI_DS (::xshmemi_dstate)
 #define XSHMEMI_HD static __host__ __device__ __forceinline__
 #define XSHMEMI_D static __device__ __forceinline__
+
+// ---- global_exit ------------------------------------------------------------------------------
+extern "C" void xshmemi_h_global_exit(int status) __attribute__((noreturn));
+// In a kernel: the runtime stops every PE with `status` within ~10 ms (the calling thread waits
+// for the end of the process).
+XSHMEMI_HD void xshmem_global_exit(int status) {
+#if defined(__CUDA_ARCH__)
+  xshmem::dev::device_global_exit(XSHMEMI_DS.device_error, status);
+#else
+  xshmemi_h_global_exit(status);
+#endif
+}
 
 // ---- Teams (the handle indexes the device copy of the team table) ------------------------------
 extern "C" int xshmemi_h_team_my_pe(xshmem_team_t);
@@ -742,6 +755,506 @@ XSHMEMI_D void xshmemx_barrier_all_warp(void) {
 XSHMEMI_D void xshmemx_sync_all_warp(void) {
   xshmem::dev::sync_all_warp(XSHMEMI_DS);
 }
+
+// ---- Contexts (begin) ---------------------------------------------------------------------------
+// The ctx forms: `pe` is numbered in the context's team, which the handle carries
+// (<xshmem/device/ctx.h>), so device code translates it with the team table of the device state;
+// contexts need no table of their own on the GPU, and a host thread may create or destroy them
+// while kernels run. A kernel may use XSHMEM_CTX_DEFAULT and any context of its PE's host
+// process, until the context is destroyed. On the device: fence/quiet/pe_quiet on
+// XSHMEM_CTX_INVALID do nothing; an operation on XSHMEM_CTX_INVALID, or to a pe outside the team,
+// targets pe -1 (reported by -DXSHMEM_DEVICE_CHECKS=1 kernels, undefined otherwise); the
+// PRIVATE/destroyed checks of the host calls are not made. Every path completes an operation
+// before it returns (LSA), so fence/quiet of a context are the thread's fence/quiet. Thread forms
+// only (no _warp/_block ctx forms yet).
+#include <xshmem/device/ctx.h>
+#define XSHMEMI_CW(ctx, pe) ::xshmem::dev::ctx_world_pe(XSHMEMI_DS, ctx, pe)
+#define XSHMEMI_CTX_RMA(T, N)                                                                      \
+  extern "C" void xshmemi_h_ctx_##N##_put(xshmem_ctx_t, T *, const T *, size_t, int);              \
+  extern "C" void xshmemi_h_ctx_##N##_get(xshmem_ctx_t, T *, const T *, size_t, int);              \
+  extern "C" void xshmemi_h_ctx_##N##_put_nbi(xshmem_ctx_t, T *, const T *, size_t, int);          \
+  extern "C" void xshmemi_h_ctx_##N##_get_nbi(xshmem_ctx_t, T *, const T *, size_t, int);          \
+  extern "C" void xshmemi_h_ctx_##N##_p(xshmem_ctx_t, T *, T, int);                                \
+  extern "C" T xshmemi_h_ctx_##N##_g(xshmem_ctx_t, const T *, int);                                \
+  extern "C" void xshmemi_h_ctx_##N##_iput(xshmem_ctx_t, T *, const T *, ptrdiff_t, ptrdiff_t,     \
+                                           size_t, int);                                           \
+  extern "C" void xshmemi_h_ctx_##N##_iget(xshmem_ctx_t, T *, const T *, ptrdiff_t, ptrdiff_t,     \
+                                           size_t, int);                                           \
+  extern "C" void xshmemi_h_ctx_##N##_put_signal(xshmem_ctx_t, T *, const T *, size_t, uint64_t *, \
+                                                 uint64_t, int, int);                              \
+  extern "C" void xshmemi_h_ctx_##N##_put_signal_nbi(xshmem_ctx_t, T *, const T *, size_t,         \
+                                                     uint64_t *, uint64_t, int, int);              \
+  XSHMEMI_HD void xshmem_ctx_##N##_put(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,  \
+                                       int pe) {                                                   \
+    XSHMEMI_SEL(xshmem::dev::put(XSHMEMI_DS, dest, source, nelems, XSHMEMI_CW(ctx, pe)),           \
+                xshmemi_h_ctx_##N##_put(ctx, dest, source, nelems, pe));                           \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_##N##_get(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,  \
+                                       int pe) {                                                   \
+    XSHMEMI_SEL(xshmem::dev::get(XSHMEMI_DS, dest, source, nelems, XSHMEMI_CW(ctx, pe)),           \
+                xshmemi_h_ctx_##N##_get(ctx, dest, source, nelems, pe));                           \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_##N##_put_nbi(xshmem_ctx_t ctx, T *dest, const T *source,             \
+                                           size_t nelems, int pe) {                                \
+    XSHMEMI_SEL(xshmem::dev::put_nbi(XSHMEMI_DS, dest, source, nelems, XSHMEMI_CW(ctx, pe)),       \
+                xshmemi_h_ctx_##N##_put_nbi(ctx, dest, source, nelems, pe));                       \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_##N##_get_nbi(xshmem_ctx_t ctx, T *dest, const T *source,             \
+                                           size_t nelems, int pe) {                                \
+    XSHMEMI_SEL(xshmem::dev::get_nbi(XSHMEMI_DS, dest, source, nelems, XSHMEMI_CW(ctx, pe)),       \
+                xshmemi_h_ctx_##N##_get_nbi(ctx, dest, source, nelems, pe));                       \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_##N##_p(xshmem_ctx_t ctx, T *dest, T value, int pe) {                 \
+    XSHMEMI_SEL(xshmem::dev::p(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),                      \
+                xshmemi_h_ctx_##N##_p(ctx, dest, value, pe));                                      \
+  }                                                                                                \
+  XSHMEMI_HD T xshmem_ctx_##N##_g(xshmem_ctx_t ctx, const T *source, int pe) {                     \
+    return XSHMEMI_SEL(xshmem::dev::g(XSHMEMI_DS, source, XSHMEMI_CW(ctx, pe)),                    \
+                       xshmemi_h_ctx_##N##_g(ctx, source, pe));                                    \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_##N##_iput(xshmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, \
+                                        ptrdiff_t sst, size_t nelems, int pe) {                    \
+    XSHMEMI_SEL(                                                                                   \
+        xshmem::dev::iput(XSHMEMI_DS, dest, source, dst, sst, nelems, XSHMEMI_CW(ctx, pe)),        \
+        xshmemi_h_ctx_##N##_iput(ctx, dest, source, dst, sst, nelems, pe));                        \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_##N##_iget(xshmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, \
+                                        ptrdiff_t sst, size_t nelems, int pe) {                    \
+    XSHMEMI_SEL(                                                                                   \
+        xshmem::dev::iget(XSHMEMI_DS, dest, source, dst, sst, nelems, XSHMEMI_CW(ctx, pe)),        \
+        xshmemi_h_ctx_##N##_iget(ctx, dest, source, dst, sst, nelems, pe));                        \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_##N##_put_signal(xshmem_ctx_t ctx, T *dest, const T *source,          \
+                                              size_t nelems, uint64_t *sig_addr, uint64_t signal,  \
+                                              int sig_op, int pe) {                                \
+    XSHMEMI_SEL(                                                                                   \
+        xshmem::dev::put_signal(XSHMEMI_DS, dest, source, nelems, sig_addr, signal, sig_op,        \
+                                XSHMEMI_CW(ctx, pe)),                                              \
+        xshmemi_h_ctx_##N##_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe));  \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_##N##_put_signal_nbi(xshmem_ctx_t ctx, T *dest, const T *source,      \
+                                                  size_t nelems, uint64_t *sig_addr,               \
+                                                  uint64_t signal, int sig_op, int pe) {           \
+    XSHMEMI_SEL(xshmem::dev::put_signal_nbi(XSHMEMI_DS, dest, source, nelems, sig_addr, signal,    \
+                                            sig_op, XSHMEMI_CW(ctx, pe)),                          \
+                xshmemi_h_ctx_##N##_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal,    \
+                                                   sig_op, pe));                                   \
+  }
+XSHMEM_RMA_TYPES_NO_LD(XSHMEMI_CTX_RMA)
+#undef XSHMEMI_CTX_RMA
+
+#define XSHMEMI_CTX_SIZED(BITS, T)                                                                 \
+  extern "C" void xshmemi_h_ctx_put##BITS(xshmem_ctx_t, void *, const void *, size_t, int);        \
+  extern "C" void xshmemi_h_ctx_get##BITS(xshmem_ctx_t, void *, const void *, size_t, int);        \
+  extern "C" void xshmemi_h_ctx_put##BITS##_nbi(xshmem_ctx_t, void *, const void *, size_t, int);  \
+  extern "C" void xshmemi_h_ctx_get##BITS##_nbi(xshmem_ctx_t, void *, const void *, size_t, int);  \
+  extern "C" void xshmemi_h_ctx_iput##BITS(xshmem_ctx_t, void *, const void *, ptrdiff_t,          \
+                                           ptrdiff_t, size_t, int);                                \
+  extern "C" void xshmemi_h_ctx_iget##BITS(xshmem_ctx_t, void *, const void *, ptrdiff_t,          \
+                                           ptrdiff_t, size_t, int);                                \
+  extern "C" void xshmemi_h_ctx_put##BITS##_signal(xshmem_ctx_t, void *, const void *, size_t,     \
+                                                   uint64_t *, uint64_t, int, int);                \
+  extern "C" void xshmemi_h_ctx_put##BITS##_signal_nbi(xshmem_ctx_t, void *, const void *, size_t, \
+                                                       uint64_t *, uint64_t, int, int);            \
+  XSHMEMI_HD void xshmem_ctx_put##BITS(xshmem_ctx_t ctx, void *dest, const void *source,           \
+                                       size_t nelems, int pe) {                                    \
+    XSHMEMI_SEL(                                                                                   \
+        xshmem::dev::putmem(XSHMEMI_DS, dest, source, nelems * sizeof(T), XSHMEMI_CW(ctx, pe)),    \
+        xshmemi_h_ctx_put##BITS(ctx, dest, source, nelems, pe));                                   \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_get##BITS(xshmem_ctx_t ctx, void *dest, const void *source,           \
+                                       size_t nelems, int pe) {                                    \
+    XSHMEMI_SEL(                                                                                   \
+        xshmem::dev::getmem(XSHMEMI_DS, dest, source, nelems * sizeof(T), XSHMEMI_CW(ctx, pe)),    \
+        xshmemi_h_ctx_get##BITS(ctx, dest, source, nelems, pe));                                   \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_put##BITS##_nbi(xshmem_ctx_t ctx, void *dest, const void *source,     \
+                                             size_t nelems, int pe) {                              \
+    XSHMEMI_SEL(xshmem::dev::putmem_nbi(XSHMEMI_DS, dest, source, nelems * sizeof(T),              \
+                                        XSHMEMI_CW(ctx, pe)),                                      \
+                xshmemi_h_ctx_put##BITS##_nbi(ctx, dest, source, nelems, pe));                     \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_get##BITS##_nbi(xshmem_ctx_t ctx, void *dest, const void *source,     \
+                                             size_t nelems, int pe) {                              \
+    XSHMEMI_SEL(xshmem::dev::getmem_nbi(XSHMEMI_DS, dest, source, nelems * sizeof(T),              \
+                                        XSHMEMI_CW(ctx, pe)),                                      \
+                xshmemi_h_ctx_get##BITS##_nbi(ctx, dest, source, nelems, pe));                     \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_iput##BITS(xshmem_ctx_t ctx, void *dest, const void *source,          \
+                                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {     \
+    XSHMEMI_SEL(                                                                                   \
+        xshmem::dev::iput(XSHMEMI_DS, static_cast<T *>(dest), static_cast<const T *>(source), dst, \
+                          sst, nelems, XSHMEMI_CW(ctx, pe)),                                       \
+        xshmemi_h_ctx_iput##BITS(ctx, dest, source, dst, sst, nelems, pe));                        \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_iget##BITS(xshmem_ctx_t ctx, void *dest, const void *source,          \
+                                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {     \
+    XSHMEMI_SEL(                                                                                   \
+        xshmem::dev::iget(XSHMEMI_DS, static_cast<T *>(dest), static_cast<const T *>(source), dst, \
+                          sst, nelems, XSHMEMI_CW(ctx, pe)),                                       \
+        xshmemi_h_ctx_iget##BITS(ctx, dest, source, dst, sst, nelems, pe));                        \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_put##BITS##_signal(xshmem_ctx_t ctx, void *dest, const void *source,  \
+                                                size_t nelems, uint64_t *sig_addr,                 \
+                                                uint64_t signal, int sig_op, int pe) {             \
+    XSHMEMI_SEL(xshmem::dev::putmem_signal(XSHMEMI_DS, dest, source, nelems * sizeof(T), sig_addr, \
+                                           signal, sig_op, XSHMEMI_CW(ctx, pe)),                   \
+                xshmemi_h_ctx_put##BITS##_signal(ctx, dest, source, nelems, sig_addr, signal,      \
+                                                 sig_op, pe));                                     \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_put##BITS##_signal_nbi(                                               \
+      xshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr,         \
+      uint64_t signal, int sig_op, int pe) {                                                       \
+    XSHMEMI_SEL(xshmem::dev::putmem_signal_nbi(XSHMEMI_DS, dest, source, nelems * sizeof(T),       \
+                                               sig_addr, signal, sig_op, XSHMEMI_CW(ctx, pe)),     \
+                xshmemi_h_ctx_put##BITS##_signal_nbi(ctx, dest, source, nelems, sig_addr, signal,  \
+                                                     sig_op, pe));                                 \
+  }
+XSHMEM_SIZED_TYPES(XSHMEMI_CTX_SIZED)
+XSHMEMI_CTX_SIZED(128, xshmemi_bits128_t)
+#undef XSHMEMI_CTX_SIZED
+
+extern "C" void xshmemi_h_ctx_putmem(xshmem_ctx_t, void *, const void *, size_t, int);
+extern "C" void xshmemi_h_ctx_getmem(xshmem_ctx_t, void *, const void *, size_t, int);
+extern "C" void xshmemi_h_ctx_putmem_nbi(xshmem_ctx_t, void *, const void *, size_t, int);
+extern "C" void xshmemi_h_ctx_getmem_nbi(xshmem_ctx_t, void *, const void *, size_t, int);
+extern "C" void xshmemi_h_ctx_putmem_signal(xshmem_ctx_t, void *, const void *, size_t, uint64_t *,
+                                            uint64_t, int, int);
+extern "C" void xshmemi_h_ctx_putmem_signal_nbi(xshmem_ctx_t, void *, const void *, size_t,
+                                                uint64_t *, uint64_t, int, int);
+XSHMEMI_HD void xshmem_ctx_putmem(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
+                                  int pe) {
+  XSHMEMI_SEL(xshmem::dev::putmem(XSHMEMI_DS, dest, source, nbytes, XSHMEMI_CW(ctx, pe)),
+              xshmemi_h_ctx_putmem(ctx, dest, source, nbytes, pe));
+}
+XSHMEMI_HD void xshmem_ctx_getmem(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
+                                  int pe) {
+  XSHMEMI_SEL(xshmem::dev::getmem(XSHMEMI_DS, dest, source, nbytes, XSHMEMI_CW(ctx, pe)),
+              xshmemi_h_ctx_getmem(ctx, dest, source, nbytes, pe));
+}
+XSHMEMI_HD void xshmem_ctx_putmem_nbi(xshmem_ctx_t ctx, void *dest, const void *source,
+                                      size_t nbytes, int pe) {
+  XSHMEMI_SEL(xshmem::dev::putmem_nbi(XSHMEMI_DS, dest, source, nbytes, XSHMEMI_CW(ctx, pe)),
+              xshmemi_h_ctx_putmem_nbi(ctx, dest, source, nbytes, pe));
+}
+XSHMEMI_HD void xshmem_ctx_getmem_nbi(xshmem_ctx_t ctx, void *dest, const void *source,
+                                      size_t nbytes, int pe) {
+  XSHMEMI_SEL(xshmem::dev::getmem_nbi(XSHMEMI_DS, dest, source, nbytes, XSHMEMI_CW(ctx, pe)),
+              xshmemi_h_ctx_getmem_nbi(ctx, dest, source, nbytes, pe));
+}
+XSHMEMI_HD void xshmem_ctx_putmem_signal(xshmem_ctx_t ctx, void *dest, const void *source,
+                                         size_t nbytes, uint64_t *sig_addr, uint64_t signal,
+                                         int sig_op, int pe) {
+  XSHMEMI_SEL(xshmem::dev::putmem_signal(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal, sig_op,
+                                         XSHMEMI_CW(ctx, pe)),
+              xshmemi_h_ctx_putmem_signal(ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe));
+}
+XSHMEMI_HD void xshmem_ctx_putmem_signal_nbi(xshmem_ctx_t ctx, void *dest, const void *source,
+                                             size_t nbytes, uint64_t *sig_addr, uint64_t signal,
+                                             int sig_op, int pe) {
+  XSHMEMI_SEL(
+      xshmem::dev::putmem_signal_nbi(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal, sig_op,
+                                     XSHMEMI_CW(ctx, pe)),
+      xshmemi_h_ctx_putmem_signal_nbi(ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe));
+}
+
+#define XSHMEMI_CTX_AMO_EXT(T, N)                                                                \
+  extern "C" T xshmemi_h_ctx_##N##_atomic_fetch(xshmem_ctx_t, const T *, int);                   \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_set(xshmem_ctx_t, T *, T, int);                     \
+  extern "C" T xshmemi_h_ctx_##N##_atomic_swap(xshmem_ctx_t, T *, T, int);                       \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_fetch_nbi(xshmem_ctx_t, T *, const T *, int);       \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_swap_nbi(xshmem_ctx_t, T *, T *, T, int);           \
+  XSHMEMI_HD T xshmem_ctx_##N##_atomic_fetch(xshmem_ctx_t ctx, const T *source, int pe) {        \
+    return XSHMEMI_SEL(xshmem::dev::atomic_fetch(XSHMEMI_DS, source, XSHMEMI_CW(ctx, pe)),       \
+                       xshmemi_h_ctx_##N##_atomic_fetch(ctx, source, pe));                       \
+  }                                                                                              \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_set(xshmem_ctx_t ctx, T *dest, T value, int pe) {      \
+    XSHMEMI_SEL(xshmem::dev::atomic_set(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),           \
+                xshmemi_h_ctx_##N##_atomic_set(ctx, dest, value, pe));                           \
+  }                                                                                              \
+  XSHMEMI_HD T xshmem_ctx_##N##_atomic_swap(xshmem_ctx_t ctx, T *dest, T value, int pe) {        \
+    return XSHMEMI_SEL(xshmem::dev::atomic_swap(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),   \
+                       xshmemi_h_ctx_##N##_atomic_swap(ctx, dest, value, pe));                   \
+  }                                                                                              \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_fetch_nbi(xshmem_ctx_t ctx, T *fetch, const T *source, \
+                                                    int pe) {                                    \
+    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_fetch(XSHMEMI_DS, source, XSHMEMI_CW(ctx, pe)),     \
+                xshmemi_h_ctx_##N##_atomic_fetch_nbi(ctx, fetch, source, pe));                   \
+  }                                                                                              \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_swap_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, T value, \
+                                                   int pe) {                                     \
+    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_swap(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)), \
+                xshmemi_h_ctx_##N##_atomic_swap_nbi(ctx, fetch, dest, value, pe));               \
+  }
+XSHMEM_AMO_EXTENDED_TYPES(XSHMEMI_CTX_AMO_EXT)
+#undef XSHMEMI_CTX_AMO_EXT
+
+#define XSHMEMI_CTX_AMO_STD(T, N)                                                                 \
+  extern "C" T xshmemi_h_ctx_##N##_atomic_compare_swap(xshmem_ctx_t, T *, T, T, int);             \
+  extern "C" T xshmemi_h_ctx_##N##_atomic_fetch_inc(xshmem_ctx_t, T *, int);                      \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_inc(xshmem_ctx_t, T *, int);                         \
+  extern "C" T xshmemi_h_ctx_##N##_atomic_fetch_add(xshmem_ctx_t, T *, T, int);                   \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_add(xshmem_ctx_t, T *, T, int);                      \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_compare_swap_nbi(xshmem_ctx_t, T *, T *, T, T, int); \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_fetch_inc_nbi(xshmem_ctx_t, T *, T *, int);          \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_fetch_add_nbi(xshmem_ctx_t, T *, T *, T, int);       \
+  XSHMEMI_HD T xshmem_ctx_##N##_atomic_compare_swap(xshmem_ctx_t ctx, T *dest, T cond, T value,   \
+                                                    int pe) {                                     \
+    return XSHMEMI_SEL(                                                                           \
+        xshmem::dev::atomic_compare_swap(XSHMEMI_DS, dest, cond, value, XSHMEMI_CW(ctx, pe)),     \
+        xshmemi_h_ctx_##N##_atomic_compare_swap(ctx, dest, cond, value, pe));                     \
+  }                                                                                               \
+  XSHMEMI_HD T xshmem_ctx_##N##_atomic_fetch_inc(xshmem_ctx_t ctx, T *dest, int pe) {             \
+    return XSHMEMI_SEL(xshmem::dev::atomic_fetch_inc(XSHMEMI_DS, dest, XSHMEMI_CW(ctx, pe)),      \
+                       xshmemi_h_ctx_##N##_atomic_fetch_inc(ctx, dest, pe));                      \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_inc(xshmem_ctx_t ctx, T *dest, int pe) {                \
+    XSHMEMI_SEL(xshmem::dev::atomic_inc(XSHMEMI_DS, dest, XSHMEMI_CW(ctx, pe)),                   \
+                xshmemi_h_ctx_##N##_atomic_inc(ctx, dest, pe));                                   \
+  }                                                                                               \
+  XSHMEMI_HD T xshmem_ctx_##N##_atomic_fetch_add(xshmem_ctx_t ctx, T *dest, T value, int pe) {    \
+    return XSHMEMI_SEL(                                                                           \
+        xshmem::dev::atomic_fetch_add(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),              \
+        xshmemi_h_ctx_##N##_atomic_fetch_add(ctx, dest, value, pe));                              \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_add(xshmem_ctx_t ctx, T *dest, T value, int pe) {       \
+    XSHMEMI_SEL(xshmem::dev::atomic_add(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),            \
+                xshmemi_h_ctx_##N##_atomic_add(ctx, dest, value, pe));                            \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_compare_swap_nbi(xshmem_ctx_t ctx, T *fetch, T *dest,   \
+                                                           T cond, T value, int pe) {             \
+    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_compare_swap(XSHMEMI_DS, dest, cond, value,          \
+                                                          XSHMEMI_CW(ctx, pe)),                   \
+                xshmemi_h_ctx_##N##_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe));  \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_fetch_inc_nbi(xshmem_ctx_t ctx, T *fetch, T *dest,      \
+                                                        int pe) {                                 \
+    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_fetch_inc(XSHMEMI_DS, dest, XSHMEMI_CW(ctx, pe)),    \
+                xshmemi_h_ctx_##N##_atomic_fetch_inc_nbi(ctx, fetch, dest, pe));                  \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_fetch_add_nbi(xshmem_ctx_t ctx, T *fetch, T *dest,      \
+                                                        T value, int pe) {                        \
+    XSHMEMI_SEL(*fetch =                                                                          \
+                    xshmem::dev::atomic_fetch_add(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),  \
+                xshmemi_h_ctx_##N##_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe));           \
+  }
+XSHMEM_AMO_STANDARD_TYPES(XSHMEMI_CTX_AMO_STD)
+#undef XSHMEMI_CTX_AMO_STD
+
+#define XSHMEMI_CTX_AMO_BIT_OP(T, N, OP)                                                          \
+  extern "C" T xshmemi_h_ctx_##N##_atomic_fetch_##OP(xshmem_ctx_t, T *, T, int);                  \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_##OP(xshmem_ctx_t, T *, T, int);                     \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_fetch_##OP##_nbi(xshmem_ctx_t, T *, T *, T, int);    \
+  XSHMEMI_HD T xshmem_ctx_##N##_atomic_fetch_##OP(xshmem_ctx_t ctx, T *dest, T value, int pe) {   \
+    return XSHMEMI_SEL(                                                                           \
+        xshmem::dev::atomic_fetch_##OP(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),             \
+        xshmemi_h_ctx_##N##_atomic_fetch_##OP(ctx, dest, value, pe));                             \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_##OP(xshmem_ctx_t ctx, T *dest, T value, int pe) {      \
+    XSHMEMI_SEL(xshmem::dev::atomic_##OP(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),           \
+                xshmemi_h_ctx_##N##_atomic_##OP(ctx, dest, value, pe));                           \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_fetch_##OP##_nbi(xshmem_ctx_t ctx, T *fetch, T *dest,   \
+                                                           T value, int pe) {                     \
+    XSHMEMI_SEL(*fetch =                                                                          \
+                    xshmem::dev::atomic_fetch_##OP(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)), \
+                xshmemi_h_ctx_##N##_atomic_fetch_##OP##_nbi(ctx, fetch, dest, value, pe));        \
+  }
+#define XSHMEMI_CTX_AMO_BIT(T, N)   \
+  XSHMEMI_CTX_AMO_BIT_OP(T, N, and) \
+  XSHMEMI_CTX_AMO_BIT_OP(T, N, or)  \
+  XSHMEMI_CTX_AMO_BIT_OP(T, N, xor)
+XSHMEM_AMO_BITWISE_TYPES(XSHMEMI_CTX_AMO_BIT)
+#undef XSHMEMI_CTX_AMO_BIT
+#undef XSHMEMI_CTX_AMO_BIT_OP
+
+extern "C" void xshmemi_h_ctx_fence(xshmem_ctx_t);
+extern "C" void xshmemi_h_ctx_quiet(xshmem_ctx_t);
+extern "C" void xshmemi_h_ctx_pe_quiet(xshmem_ctx_t, const int *, int);
+extern "C" void xshmemi_h_pe_quiet(const int *, int);
+extern "C" int xshmemi_h_ctx_get_team(xshmem_ctx_t, xshmem_team_t *);
+XSHMEMI_HD void xshmem_ctx_fence(xshmem_ctx_t ctx) {
+#if defined(__CUDA_ARCH__)
+  if (!xshmem::dev::ctx_is_invalid(ctx)) xshmem::dev::fence(XSHMEMI_DS);
+#else
+  xshmemi_h_ctx_fence(ctx);
+#endif
+}
+XSHMEMI_HD void xshmem_ctx_quiet(xshmem_ctx_t ctx) {
+#if defined(__CUDA_ARCH__)
+  if (!xshmem::dev::ctx_is_invalid(ctx)) xshmem::dev::quiet(XSHMEMI_DS);
+#else
+  xshmemi_h_ctx_quiet(ctx);
+#endif
+}
+XSHMEMI_HD void xshmem_ctx_pe_quiet(xshmem_ctx_t ctx, const int *target_pes, int npes) {
+#if defined(__CUDA_ARCH__)
+  (void)target_pes;
+  if (!xshmem::dev::ctx_is_invalid(ctx) && npes > 0) xshmem::dev::quiet(XSHMEMI_DS);
+#else
+  xshmemi_h_ctx_pe_quiet(ctx, target_pes, npes);
+#endif
+}
+XSHMEMI_HD void xshmem_pe_quiet(const int *target_pes, int npes) {
+#if defined(__CUDA_ARCH__)
+  (void)target_pes;
+  if (npes > 0) xshmem::dev::quiet(XSHMEMI_DS);
+#else
+  xshmemi_h_pe_quiet(target_pes, npes);
+#endif
+}
+// On the device: the team the handle carries (no check that the context is alive).
+XSHMEMI_HD int xshmem_ctx_get_team(xshmem_ctx_t ctx, xshmem_team_t *team) {
+#if defined(__CUDA_ARCH__)
+  const bool bad = xshmem::dev::ctx_is_invalid(ctx);
+  if (team != nullptr) *team = bad ? XSHMEM_TEAM_INVALID : xshmem::dev::ctx_team(ctx);
+  return bad ? -1 : 0;
+#else
+  return xshmemi_h_ctx_get_team(ctx, team);
+#endif
+}
+#undef XSHMEMI_CW
+// ---- Contexts (end) -----------------------------------------------------------------------------
+// ---- collectives: data movement ----
+// broadcast, collect, fcollect, alltoall, alltoalls (typed and mem) on a team (xshmem.h says
+// what each does). On the device the plain form is called by one thread per member PE, the _warp
+// (_block) form by every thread of one warp (block) per member, with identical arguments; one
+// group per member at a time, the same collectives in the same order on every member. They
+// contain team barriers: launch the kernels of every member so they run at once (see the rules
+// above).
+#define XSHMEMI_COLL_MOVE_GROUP(T, N, SUFFIX, G)                                               \
+  XSHMEMI_D int xshmemx_##N##_broadcast##SUFFIX(xshmem_team_t team, T *dest, const T *source,  \
+                                                size_t nelems, int PE_root) {                  \
+    return xshmem::dev::broadcast<G>(XSHMEMI_DS, team, dest, source, nelems, PE_root);         \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_collect##SUFFIX(xshmem_team_t team, T *dest, const T *source,    \
+                                              size_t nelems) {                                 \
+    return xshmem::dev::collect<G>(XSHMEMI_DS, team, dest, source, nelems);                    \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_fcollect##SUFFIX(xshmem_team_t team, T *dest, const T *source,   \
+                                               size_t nelems) {                                \
+    return xshmem::dev::fcollect<G>(XSHMEMI_DS, team, dest, source, nelems);                   \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_alltoall##SUFFIX(xshmem_team_t team, T *dest, const T *source,   \
+                                               size_t nelems) {                                \
+    return xshmem::dev::alltoall<G>(XSHMEMI_DS, team, dest, source, nelems);                   \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_alltoalls##SUFFIX(xshmem_team_t team, T *dest, const T *source,  \
+                                                ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { \
+    return xshmem::dev::alltoalls<G>(XSHMEMI_DS, team, dest, source, dst, sst, nelems);        \
+  }
+#define XSHMEMI_COLL_MOVE(T, N)                                                                    \
+  extern "C" int xshmemi_h_##N##_broadcast(xshmem_team_t, T *, const T *, size_t, int);            \
+  extern "C" int xshmemi_h_##N##_collect(xshmem_team_t, T *, const T *, size_t);                   \
+  extern "C" int xshmemi_h_##N##_fcollect(xshmem_team_t, T *, const T *, size_t);                  \
+  extern "C" int xshmemi_h_##N##_alltoall(xshmem_team_t, T *, const T *, size_t);                  \
+  extern "C" int xshmemi_h_##N##_alltoalls(xshmem_team_t, T *, const T *, ptrdiff_t, ptrdiff_t,    \
+                                           size_t);                                                \
+  XSHMEMI_HD int xshmem_##N##_broadcast(xshmem_team_t team, T *dest, const T *source,              \
+                                        size_t nelems, int PE_root) {                              \
+    return XSHMEMI_SEL(xshmem::dev::broadcast<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest,    \
+                                                                        source, nelems, PE_root),  \
+                       xshmemi_h_##N##_broadcast(team, dest, source, nelems, PE_root));            \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_collect(xshmem_team_t team, T *dest, const T *source,                \
+                                      size_t nelems) {                                             \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::collect<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest, source, nelems),    \
+        xshmemi_h_##N##_collect(team, dest, source, nelems));                                      \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_fcollect(xshmem_team_t team, T *dest, const T *source,               \
+                                       size_t nelems) {                                            \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::fcollect<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest, source, nelems),   \
+        xshmemi_h_##N##_fcollect(team, dest, source, nelems));                                     \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_alltoall(xshmem_team_t team, T *dest, const T *source,               \
+                                       size_t nelems) {                                            \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::alltoall<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest, source, nelems),   \
+        xshmemi_h_##N##_alltoall(team, dest, source, nelems));                                     \
+  }                                                                                                \
+  XSHMEMI_HD int xshmem_##N##_alltoalls(xshmem_team_t team, T *dest, const T *source,              \
+                                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {             \
+    return XSHMEMI_SEL(xshmem::dev::alltoalls<xshmem::dev::coll_thread>(XSHMEMI_DS, team, dest,    \
+                                                                        source, dst, sst, nelems), \
+                       xshmemi_h_##N##_alltoalls(team, dest, source, dst, sst, nelems));           \
+  }                                                                                                \
+  XSHMEMI_COLL_MOVE_GROUP(T, N, _warp, xshmem::dev::warp_group)                                    \
+  XSHMEMI_COLL_MOVE_GROUP(T, N, _block, xshmem::dev::block_group)
+XSHMEM_RMA_TYPES_NO_LD(XSHMEMI_COLL_MOVE)
+#undef XSHMEMI_COLL_MOVE
+// The mem forms: the byte-typed forms under their OpenSHMEM names.
+#define XSHMEMI_COLL_MOVE_MEM(SUFFIX, G)                                                          \
+  XSHMEMI_D int xshmemx_broadcastmem##SUFFIX(xshmem_team_t team, void *dest, const void *source,  \
+                                             size_t nelems, int PE_root) {                        \
+    return xshmem::dev::broadcastmem<G>(XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest, \
+                                        source, nelems, PE_root);                                 \
+  }                                                                                               \
+  XSHMEMI_D int xshmemx_collectmem##SUFFIX(xshmem_team_t team, void *dest, const void *source,    \
+                                           size_t nelems) {                                       \
+    return xshmem::dev::collectmem<G>(XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest,   \
+                                      source, nelems);                                            \
+  }                                                                                               \
+  XSHMEMI_D int xshmemx_fcollectmem##SUFFIX(xshmem_team_t team, void *dest, const void *source,   \
+                                            size_t nelems) {                                      \
+    return xshmem::dev::fcollectmem<G>(XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest,  \
+                                       source, nelems);                                           \
+  }                                                                                               \
+  XSHMEMI_D int xshmemx_alltoallmem##SUFFIX(xshmem_team_t team, void *dest, const void *source,   \
+                                            size_t nelems) {                                      \
+    return xshmem::dev::alltoallmem<G>(XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest,  \
+                                       source, nelems);                                           \
+  }                                                                                               \
+  XSHMEMI_D int xshmemx_alltoallsmem##SUFFIX(xshmem_team_t team, void *dest, const void *source,  \
+                                             ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {       \
+    return xshmem::dev::alltoalls<G>(XSHMEMI_DS, team, static_cast<unsigned char *>(dest),        \
+                                     static_cast<const unsigned char *>(source), dst, sst,        \
+                                     nelems);                                                     \
+  }
+XSHMEMI_COLL_MOVE_MEM(_warp, xshmem::dev::warp_group)
+XSHMEMI_COLL_MOVE_MEM(_block, xshmem::dev::block_group)
+#undef XSHMEMI_COLL_MOVE_MEM
+#undef XSHMEMI_COLL_MOVE_GROUP
+extern "C" int xshmemi_h_broadcastmem(xshmem_team_t, void *, const void *, size_t, int);
+extern "C" int xshmemi_h_collectmem(xshmem_team_t, void *, const void *, size_t);
+extern "C" int xshmemi_h_fcollectmem(xshmem_team_t, void *, const void *, size_t);
+extern "C" int xshmemi_h_alltoallmem(xshmem_team_t, void *, const void *, size_t);
+extern "C" int xshmemi_h_alltoallsmem(xshmem_team_t, void *, const void *, ptrdiff_t, ptrdiff_t,
+                                      size_t);
+XSHMEMI_HD int xshmem_broadcastmem(xshmem_team_t team, void *dest, const void *source,
+                                   size_t nelems, int PE_root) {
+  return XSHMEMI_SEL(
+      xshmem::dev::broadcastmem<xshmem::dev::coll_thread>(
+          XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest, source, nelems, PE_root),
+      xshmemi_h_broadcastmem(team, dest, source, nelems, PE_root));
+}
+XSHMEMI_HD int xshmem_collectmem(xshmem_team_t team, void *dest, const void *source,
+                                 size_t nelems) {
+  return XSHMEMI_SEL(xshmem::dev::collectmem<xshmem::dev::coll_thread>(
+                         XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest, source, nelems),
+                     xshmemi_h_collectmem(team, dest, source, nelems));
+}
+XSHMEMI_HD int xshmem_fcollectmem(xshmem_team_t team, void *dest, const void *source,
+                                  size_t nelems) {
+  return XSHMEMI_SEL(xshmem::dev::fcollectmem<xshmem::dev::coll_thread>(
+                         XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest, source, nelems),
+                     xshmemi_h_fcollectmem(team, dest, source, nelems));
+}
+XSHMEMI_HD int xshmem_alltoallmem(xshmem_team_t team, void *dest, const void *source,
+                                  size_t nelems) {
+  return XSHMEMI_SEL(xshmem::dev::alltoallmem<xshmem::dev::coll_thread>(
+                         XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), dest, source, nelems),
+                     xshmemi_h_alltoallmem(team, dest, source, nelems));
+}
+XSHMEMI_HD int xshmem_alltoallsmem(xshmem_team_t team, void *dest, const void *source,
+                                   ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+  return XSHMEMI_SEL(xshmem::dev::alltoalls<xshmem::dev::coll_thread>(
+                         XSHMEMI_DS, team, static_cast<unsigned char *>(dest),
+                         static_cast<const unsigned char *>(source), dst, sst, nelems),
+                     xshmemi_h_alltoallsmem(team, dest, source, dst, sst, nelems));
+}
+// ---- end collectives: data movement ----
 
 // ---- collectives: reductions ----
 // Team reductions and scans (<xshmem/device/coll_reduce.h>). The plain form is called by one

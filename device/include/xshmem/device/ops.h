@@ -98,6 +98,31 @@ __device__ __noinline__ inline void device_check_failed(device_error_t *e, int32
 }
 #endif
 
+#if defined(__CUDA_ARCH__)
+// xshmem_global_exit from a GPU thread: the request goes through the same host-memory mailbox
+// as a device check (the first report of the PE wins), and the runtime's watchdog stops every PE
+// with `status`. The thread then waits (sleeping) for the process to end: the context stays
+// sound, and peers waiting on this PE are stopped by the job's end, not by a fault.
+__device__ __noinline__ inline void device_global_exit(device_error_t *e, int status) {
+  if (e != nullptr && atomicCAS(&e->claimed, 0u, 1u) == 0u) {
+    e->code = kDevGlobalExit;
+    e->op = 0;
+    e->pe = status;
+    e->block[0] = blockIdx.x;
+    e->block[1] = blockIdx.y;
+    e->block[2] = blockIdx.z;
+    e->thread[0] = threadIdx.x;
+    e->thread[1] = threadIdx.y;
+    e->thread[2] = threadIdx.z;
+    __threadfence_system();
+    atomicExch(&e->ready, 1u);
+    __threadfence_system();
+  }
+  if (e == nullptr) __trap();
+  for (;;) __nanosleep(1000000);
+}
+#endif
+
 // Device checked mode (XSHMEM_DEVICE_CHECKS, and state_t::device_checks from XSHMEM_CHECKS at
 // run time): the pe of a call, and the symmetric range and
 // alignment of a remote address. The host API checks its own arguments (core/src/checks.cc), so

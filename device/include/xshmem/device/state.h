@@ -91,6 +91,7 @@ enum device_check_code : int32_t {
   kDevCheckSymmetric = 2,  // [addr, addr + size) not inside the symmetric heap
   kDevCheckAlign = 3,      // addr not a multiple of `align`
   kDevCheckNull = 4,       // a local buffer is NULL with `size` bytes to move
+  kDevGlobalExit = 5,      // xshmem_global_exit from a GPU thread; `pe` holds the status
 };
 // Which device call family met it (the diagnostic names it).
 enum device_check_op : int32_t {
