@@ -7,6 +7,7 @@
 // Each kernel iteration fills the source from (pe, element, iteration, op), calls the
 // collective, and checks dest against the combination over the team's members in team order
 // (float data is exactly representable, so sums and products are exact).
+#include <algorithm>
 #include <type_traits>
 
 #include "gpu_test.h"
@@ -16,7 +17,8 @@ namespace {
 enum Op : int { kAnd, kOr, kXor, kMax, kMin, kSum, kProd, kInscan, kExscan };
 constexpr const char *kOpName[] = {"and", "or",   "xor",    "max",   "min",
                                    "sum", "prod", "inscan", "exscan"};
-constexpr size_t kBig = (size_t{128} << 10) / 4 + 37;  // 4-byte elements, > 128 KiB
+constexpr size_t kBig = (size_t{128} << 10) / 4 + 37;   // 4-byte elements, > 128 KiB
+constexpr size_t kHostGrid = (size_t{1} << 18) + 4099;  // floats: > 1 MiB
 
 __host__ __device__ inline uint64_t mix(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -221,7 +223,8 @@ void host_case(void *dest, void *source, size_t n, int op, bool in_place, uint64
 
 int main() {
   gt::start("gpu_coll_reduce");
-  const size_t bytes = 2 * kBig * sizeof(double);  // two blocks' worth of the widest type
+  // Two blocks' worth of the widest type, and the largest host case.
+  const size_t bytes = std::max(2 * kBig * sizeof(double), kHostGrid * sizeof(float));
   void *dest = xshmem_malloc(bytes), *source = xshmem_malloc(bytes);
   if (dest == nullptr || source == nullptr) return 1;
   xshmem_team_t rev = XSHMEM_TEAM_INVALID;
@@ -283,11 +286,15 @@ int main() {
     iter += 8192;
   }
   for (int op : {kSum, kMax, kInscan, kExscan}) {
-    snprintf(name, sizeof name, "COLL-0%s float_%s host API on the GPU heap, n=77 and n=%zu H",
-             op >= kInscan ? "9" : "8", kOpName[op], kBig);
+    snprintf(name, sizeof name,
+             "COLL-0%s float_%s host API on the GPU heap, n=77, n=%zu and n=%zu H",
+             op >= kInscan ? "9" : "8", kOpName[op], kBig, kHostGrid);
     gt::run(name, [&] {
       host_case(dest, source, 77, op, false, iter);
       host_case(dest, source, kBig, op, true, iter + 1);
+      // Over 1 MiB: sums and max take the multi-block kernels (rsag by a grid) unless
+      // XSHMEM_COLL_REDUCE_ALGO=direct.
+      host_case(dest, source, kHostGrid, op, false, iter + 2);
     });
     iter += 64;
   }

@@ -185,12 +185,34 @@ constexpr unsigned kCollMoveThreads = 256;
 
 // ---- collectives: reductions ----
 constexpr unsigned kReduceThreads = 256;
+// Reductions of at least this many bytes that take rsag run on a grid of up to this many blocks.
+constexpr size_t kReduceGridMinBytes = size_t{1} << 20;
+constexpr size_t kReduceGridBlocks = 132;
+// One block runs a reduction for the host API (sizes the direct algorithm takes, and scans).
 __global__ void reduce_kernel(const dev::state_t *ds, int team, int op, int dtype, void *dest,
                               const void *source, size_t n) {
-  const int rc = dev::team_reduce_dispatch<dev::block_group>(*ds, dev::team_of(*ds, team), op,
-                                                             dtype, dest, source, n);
+  dev::red::kind kd{};
+  int rc = -1;
+  if (dev::reduce_kind_of(op, dtype, &kd))
+    rc = dev::team_reduce_kind<dev::block_group>(*ds, dev::team_of(*ds, team), kd, dest, source, n);
   if (threadIdx.x == 0) ds->internal->host_result = static_cast<uint64_t>(static_cast<int64_t>(rc));
 }
+// Large reductions on GPU heaps: rsag's two phases, each by a whole grid, with the team syncs
+// between them as one-thread kernels on the same stream (stream order is the grid-wide barrier).
+__global__ void reduce_phase_kernel(const dev::state_t *ds, int team, int op, int dtype, void *dest,
+                                    const void *source, size_t n, int phase) {
+  dev::red::kind kd{};
+  if (!dev::reduce_kind_of(op, dtype, &kd)) return;
+  const dev::team_t t = dev::team_of(*ds, team);
+  const unsigned rank = blockIdx.x * blockDim.x + threadIdx.x, size = gridDim.x * blockDim.x;
+  if (phase == 0) {
+    dev::red::rsag_reduce_phase(*ds, t, kd, dest, source, n, rank, size);
+  } else {
+    dev::red::rsag_gather_phase(*ds, t, kd, dest, n, rank, size);
+  }
+}
+// ---- end collectives: reductions ----
+
 // ---- end collectives: reductions ----
 
 void launched(const char *what) {
@@ -299,6 +321,32 @@ int coll_move(int op, int team, void *dest, const void *source, size_t nbytes, s
 
 // ---- collectives: reductions ----
 int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n) {
+  const dev::state_t &hs = state();
+  const dev::team_t t = dev::team_of(hs, team);
+  dev::red::kind kd{};
+  if (!dev::reduce_kind_of(op, dtype, &kd)) return -1;
+  const size_t bytes = n * kd.esize;
+  const bool scan = op == dev::kScanIn || op == dev::kScanEx;
+  if (t.size > 1 && !scan && bytes >= kReduceGridMinBytes &&
+      !dev::red::use_direct(hs, t, n, kd.esize)) {
+    const dev::state_t *ds = dstate("reduction");
+    // Units of 16 bytes, kUnroll per thread per pass, spread over at most kReduceGridBlocks.
+    const size_t per_block = size_t{kReduceThreads} * dev::red::kUnroll * 16;
+    const size_t want = (bytes / static_cast<size_t>(t.size) + per_block - 1) / per_block;
+    const unsigned blocks =
+        static_cast<unsigned>(want < kReduceGridBlocks ? (want ? want : 1) : kReduceGridBlocks);
+    for (int phase = 0; phase < 2; ++phase) {
+      team_kernel<<<1, 1, 0, internal()>>>(ds, team, 0, 0, 0);
+      launched("team sync kernel launch (reduction)");
+      reduce_phase_kernel<<<blocks, kReduceThreads, 0, internal()>>>(ds, team, op, dtype, dest,
+                                                                     source, n, phase);
+      launched("reduction kernel launch");
+    }
+    team_kernel<<<1, 1, 0, internal()>>>(ds, team, 0, 0, 0);
+    launched("team sync kernel launch (reduction)");
+    sync(internal(), "reduction kernels");
+    return 0;
+  }
   std::lock_guard<std::mutex> lock(g_result_mutex);
   reduce_kernel<<<1, kReduceThreads, 0, internal()>>>(dstate("reduction"), team, op, dtype, dest,
                                                       source, n);
@@ -322,6 +370,7 @@ int load_kernels(const char **failed) {
       {reinterpret_cast<const void *>(&team_kernel), "team_kernel"},
       // ---- collectives: reductions ----
       {reinterpret_cast<const void *>(&reduce_kernel), "reduce_kernel"},
+      {reinterpret_cast<const void *>(&reduce_phase_kernel), "reduce_phase_kernel"},
       // ---- collectives: data movement ----
       {reinterpret_cast<const void *>(&coll_move_kernel), "coll_move_kernel"},
       // ---- end collectives: data movement ----

@@ -82,9 +82,10 @@ struct reduce_thread_group {
 #define XSHMEM_RED_UNROLL _Pragma("GCC unroll 8")
 #endif
 
-// The algorithms' bodies are out of line on the GPU: a kernel that uses several reductions (or
-// the runtime's kernel, which dispatches over every op and type) would otherwise inline them all
-// into one function, and ptxas time grows much faster than linearly with function size.
+// fold and the algorithms are out of line on the GPU: inlined into a kernel that uses several
+// reductions they would make one huge function, and ptxas time grows much faster than linearly
+// with function size (the first version, every op and type inlined into the runtime's kernel,
+// took 20 minutes to compile).
 #if defined(__CUDACC__)
 #define XSHMEM_RED_OUTLINE __host__ __device__ __noinline__
 #else
@@ -161,12 +162,34 @@ XSHMEM_HD_INLINE E load_unit(const E *p) {
   return *p;
 }
 
+// Where a fold reads member k's elements: this member's own buffer, or (slices) member k's slice
+// of the local team scratch, or (remote) member k's copy of a symmetric buffer through its
+// load/store mapping; `off` bytes further in every case.
+struct sources {
+  const state_t *s;
+  const team_t *t;
+  const unsigned char *own;
+  const unsigned char *base;  // slices: the scratch half; remote: the symmetric address
+  size_t slice;               // slices: bytes per member; 0: remote
+  size_t off;
+  XSHMEM_HD_INLINE const void *at(int k) const {
+    if (k == t->my_index) return own + off;
+    if (slice != 0) return base + static_cast<size_t>(k) * slice + off;
+    return lsa_addr(*s, const_cast<unsigned char *>(base), team_world_pe(*t, k)) + off;
+  }
+  XSHMEM_HD_INLINE sources advanced(size_t bytes) const {
+    sources r = *this;
+    r.off += bytes;
+    return r;
+  }
+};
+
 // dst[u] = src(k0)[u] op src(k0 + 1)[u] op ... op src(k1 - 1)[u] for units u in [0, n), in that
 // order; zero when k0 == k1. Thread `rank` of `size` takes units rank, rank + size, ...; each
 // thread loads a unit from every source before storing it, so dst may be one of the sources.
-template <int Op, typename E, typename Src>
-XSHMEM_HD_INLINE void fold_units(E *dst, Src src, int k0, int k1, size_t n, unsigned rank,
-                                 unsigned size) {
+template <int Op, typename E>
+XSHMEM_HD_INLINE void fold_units(E *dst, const sources &src, int k0, int k1, size_t n,
+                                 unsigned rank, unsigned size) {
   size_t u = rank;
   const size_t stride = size;
   if (k0 == k1) {
@@ -175,11 +198,11 @@ XSHMEM_HD_INLINE void fold_units(E *dst, Src src, int k0, int k1, size_t n, unsi
   }
   for (; u + (kUnroll - 1) * stride < n; u += kUnroll * stride) {
     E acc[kUnroll];
-    const E *p = reinterpret_cast<const E *>(src(k0));
+    const E *p = static_cast<const E *>(src.at(k0));
     XSHMEM_RED_UNROLL
     for (int j = 0; j < kUnroll; ++j) acc[j] = load_unit(p + u + j * stride);
     for (int k = k0 + 1; k < k1; ++k) {
-      const E *q = reinterpret_cast<const E *>(src(k));
+      const E *q = static_cast<const E *>(src.at(k));
       E w[kUnroll];
       XSHMEM_RED_UNROLL
       for (int j = 0; j < kUnroll; ++j) w[j] = load_unit(q + u + j * stride);
@@ -190,36 +213,49 @@ XSHMEM_HD_INLINE void fold_units(E *dst, Src src, int k0, int k1, size_t n, unsi
     for (int j = 0; j < kUnroll; ++j) dst[u + j * stride] = acc[j];
   }
   for (; u < n; u += stride) {
-    E acc = load_unit(reinterpret_cast<const E *>(src(k0)) + u);
+    E acc = load_unit(static_cast<const E *>(src.at(k0)) + u);
     for (int k = k0 + 1; k < k1; ++k)
-      acc = apply_unit<Op>(acc, load_unit(reinterpret_cast<const E *>(src(k)) + u));
+      acc = apply_unit<Op>(acc, load_unit(static_cast<const E *>(src.at(k)) + u));
     dst[u] = acc;
   }
 }
 
-// Elements [0, count) of dst from the sources src(k) (each `const T *`), k in [k0, k1). On the
-// GPU, 16-byte vectors when dst and every source are 16-byte aligned; element by element for a
-// misaligned head or tail.
-template <int Op, typename T, typename Src>
-XSHMEM_HD_INLINE void fold(T *dst, Src src, int k0, int k1, size_t count, unsigned rank,
-                           unsigned size) {
+// Elements [0, count) of dst (a T array) from the sources k in [k0, k1). On the GPU, 16-byte
+// vectors when dst and every source are 16-byte aligned; element by element for a misaligned
+// head or tail. The one function instantiated per operation and type: the algorithms below are
+// written once, in bytes, and reach it through a pointer (fold_fn), so a kernel that uses many
+// reductions, or the runtime's kernel that serves all of them, compiles each algorithm once.
+template <int Op, typename T>
+XSHMEM_RED_OUTLINE void fold(void *dst_v, const sources &src, int k0, int k1, size_t count,
+                             unsigned rank, unsigned size) {
+  T *dst = static_cast<T *>(dst_v);
 #if defined(__CUDA_ARCH__)
   if constexpr (16 % sizeof(T) == 0 && sizeof(T) <= 8) {
     constexpr int V = static_cast<int>(16 / sizeof(T));
     uintptr_t mis = reinterpret_cast<uintptr_t>(dst) & 15;
-    for (int k = k0; k < k1; ++k) mis |= reinterpret_cast<uintptr_t>(src(k)) & 15;
+    for (int k = k0; k < k1; ++k) mis |= reinterpret_cast<uintptr_t>(src.at(k)) & 15;
     if (mis == 0 && count >= static_cast<size_t>(V)) {
       const size_t units = count / V;
       fold_units<Op>(reinterpret_cast<vec_t<T, V> *>(dst), src, k0, k1, units, rank, size);
       const size_t done = units * V;
-      auto tail = [&](int k) { return src(k) + done; };
-      fold_units<Op>(dst + done, tail, k0, k1, count - done, rank, size);
+      fold_units<Op>(dst + done, src.advanced(done * sizeof(T)), k0, k1, count - done, rank, size);
       return;
     }
   }
 #endif
   fold_units<Op>(dst, src, k0, k1, count, rank, size);
 }
+
+using fold_fn = void (*)(void *dst, const sources &src, int k0, int k1, size_t count, unsigned rank,
+                         unsigned size);
+
+// What the algorithms need to know of the element type and the operation.
+struct kind {
+  int op;          // reduce_op
+  size_t esize;    // bytes per element
+  fold_fn fold;    // folds elements of esize / scale bytes
+  unsigned scale;  // fold elements per element: esize for bitwise ops (they fold bytes), else 1
+};
 
 // Copies bytes to symmetric `dest` at `pe` with the group (no group barrier at the end).
 template <typename G>
@@ -257,15 +293,19 @@ XSHMEM_HD_INLINE void group_team_sync(const state_t &s, const team_t &t) {
   G::sync();
 }
 
+// Bytes of each member's slice of a scratch half under direct (a multiple of 16).
+XSHMEM_HD_INLINE size_t direct_slice(const team_t &t) {
+  return (kHalfBytes / static_cast<size_t>(t.size)) & ~size_t{15};
+}
+
 // Whether op/algo/size pick the direct algorithm (the same answer on every member: it depends
 // only on arguments every member passes alike, and on the configuration).
-template <typename T>
-XSHMEM_HD_INLINE bool use_direct(const state_t &s, const team_t &t, size_t nreduce) {
+XSHMEM_HD_INLINE bool use_direct(const state_t &s, const team_t &t, size_t nreduce, size_t esize) {
   if (t.size > kDirectMaxMembers) return false;
-  const size_t slice = (kHalfBytes / static_cast<size_t>(t.size)) & ~size_t{15};
-  if (slice < sizeof(T) || slice < 64) return false;
+  const size_t slice = direct_slice(t);
+  if (slice < esize || slice < 64) return false;
   if (s.coll_reduce_algo == kReduceDirect) return true;
-  if (s.coll_reduce_algo == kReduceAuto && nreduce * sizeof(T) <= kAutoDirectChunks * slice)
+  if (s.coll_reduce_algo == kReduceAuto && nreduce * esize <= kAutoDirectChunks * slice)
     return true;
   // rsag needs every member load/store reachable; direct serves any path.
   for (int i = 0; i < t.size; ++i)
@@ -274,37 +314,39 @@ XSHMEM_HD_INLINE bool use_direct(const state_t &s, const team_t &t, size_t nredu
 }
 
 // The members whose sources member `me` combines: [k0, k1).
-template <int Op>
-XSHMEM_HD_INLINE void member_range(int me, int n, int *k0, int *k1) {
+XSHMEM_HD_INLINE void member_range(int op, int me, int n, int *k0, int *k1) {
   *k0 = 0;
-  *k1 = Op == kScanIn ? me + 1 : (Op == kScanEx ? me : n);
+  *k1 = op == kScanIn ? me + 1 : (op == kScanEx ? me : n);
 }
 
-template <typename G, int Op, typename T>
-XSHMEM_RED_OUTLINE void direct(const state_t &s, const team_t &t, T *dest, const T *source,
-                               size_t nreduce) {
+template <typename G>
+XSHMEM_RED_OUTLINE void direct(const state_t &s, const team_t &t, const kind &kd, void *dest_v,
+                               const void *source_v, size_t nreduce) {
+  unsigned char *dest = static_cast<unsigned char *>(dest_v);
+  const unsigned char *source = static_cast<const unsigned char *>(source_v);
   team_sync_t &area = team_area(s, t);
   uint64_t *flags = &area.coll_signal[kSignalBase];
   uint64_t *step_word = &area.coll_signal[kStepWord];
   unsigned char *scratch = s.internal->coll_scratch[t.slot] + kScratchOffset;
   const int n = t.size, me = t.my_index;
-  const size_t slice = (kHalfBytes / static_cast<size_t>(n)) & ~size_t{15};
-  const size_t chunk = slice / sizeof(T);
+  const bool scan = kd.op == kScanIn || kd.op == kScanEx;
+  const size_t slice = direct_slice(t);
+  const size_t chunk = slice / kd.esize;
   int k0, k1;
-  member_range<Op>(me, n, &k0, &k1);
+  member_range(kd.op, me, n, &k0, &k1);
   uint64_t step = atomic::load(step_word);
   G::sync();  // every thread has read the step before the first thread advances it
   for (size_t off = 0; off < nreduce; off += chunk) {
     ++step;
     const size_t cnt = nreduce - off < chunk ? nreduce - off : chunk;
+    const size_t boff = off * kd.esize;
     unsigned char *half = scratch + (step & 1) * kHalfBytes;
     // My chunk into my slice of every other member's half. A scan's lower members only need the
     // signal (they do not combine my data), which still tells them I am done with step - 1.
     for (int d = 1; d < n; ++d) {
       const int j = (me + d) % n;
-      const bool needed = Op == kScanIn || Op == kScanEx ? j > me : true;
-      if (needed)
-        group_put<G>(s, half + static_cast<size_t>(me) * slice, source + off, cnt * sizeof(T),
+      if (!scan || j > me)
+        group_put<G>(s, half + static_cast<size_t>(me) * slice, source + boff, cnt * kd.esize,
                      team_world_pe(t, j));
     }
     atomic::fence();
@@ -317,11 +359,8 @@ XSHMEM_RED_OUTLINE void direct(const state_t &s, const team_t &t, T *dest, const
       for (int d = 1; d < n; ++d) wait_until(&flags[(me + d) % n], kCmpGe, step);
     }
     G::sync();
-    auto src = [&](int k) -> const T * {
-      return k == me ? source + off
-                     : reinterpret_cast<const T *>(half + static_cast<size_t>(k) * slice);
-    };
-    fold<Op>(dest + off, src, k0, k1, cnt, G::rank(), G::size());
+    const sources src{&s, &t, source + boff, half, slice, 0};
+    kd.fold(dest + boff, src, k0, k1, cnt * kd.scale, G::rank(), G::size());
     // Every thread is done with this half before the next step's signal lets a peer refill it.
     G::sync();
   }
@@ -329,82 +368,139 @@ XSHMEM_RED_OUTLINE void direct(const state_t &s, const team_t &t, T *dest, const
   G::sync();
 }
 
-template <typename G, int Op, typename T>
-XSHMEM_RED_OUTLINE void rsag(const state_t &s, const team_t &t, T *dest, const T *source,
-                             size_t nreduce) {
-  const int n = t.size, me = t.my_index;
-  auto remote = [&](const T *sym, int k) -> const T * {
-    return k == me ? sym : lsa_addr(s, const_cast<T *>(sym), team_world_pe(t, k));
-  };
+// The slice [lo, hi) of nreduce elements that member k reduces under rsag: whole 16-byte units,
+// so that each stays as aligned as the buffers.
+XSHMEM_HD_INLINE void rsag_slice(int k, int n, size_t nreduce, size_t esize, size_t *lo,
+                                 size_t *hi) {
+  const size_t align = esize < 16 ? 16 / esize : 1;
+  size_t per = (nreduce + static_cast<size_t>(n) - 1) / static_cast<size_t>(n);
+  per = (per + align - 1) / align * align;
+  const size_t a = per * static_cast<size_t>(k), b = a + per;
+  *lo = a < nreduce ? a : nreduce;
+  *hi = b < nreduce ? b : nreduce;
+}
+
+// Phase 1 of rsag for a reduction (not a scan), by `size` threads, this one `rank`: dest's slice
+// of this member, from every member's source. Every member's source must be ready (a team sync
+// before); the callers sync the team after.
+XSHMEM_HD_INLINE void rsag_reduce_phase(const state_t &s, const team_t &t, const kind &kd,
+                                        void *dest, const void *source, size_t nreduce,
+                                        unsigned rank, unsigned size) {
+  size_t lo, hi;
+  rsag_slice(t.my_index, t.size, nreduce, kd.esize, &lo, &hi);
+  if (hi <= lo) return;
+  const unsigned char *c = static_cast<const unsigned char *>(source);
+  const sources src{&s, &t, c, c, 0, lo * kd.esize};
+  kd.fold(static_cast<unsigned char *>(dest) + lo * kd.esize, src, 0, t.size, (hi - lo) * kd.scale,
+          rank, size);
+}
+
+// Phase 2: the other members' finished slices into dest.
+XSHMEM_HD_INLINE void rsag_gather_phase(const state_t &s, const team_t &t, const kind &kd,
+                                        void *dest, size_t nreduce, unsigned rank, unsigned size) {
+  unsigned char *d = static_cast<unsigned char *>(dest);
+  for (int dd = 1; dd < t.size; ++dd) {
+    const int k = (t.my_index + dd) % t.size;
+    size_t lo, hi;
+    rsag_slice(k, t.size, nreduce, kd.esize, &lo, &hi);
+    if (hi <= lo) continue;
+    const unsigned char *r = lsa_addr(s, d, team_world_pe(t, k));
+#if defined(__CUDA_ARCH__)
+    lsa::copy_group(d + lo * kd.esize, r + lo * kd.esize, (hi - lo) * kd.esize, rank, size);
+#else
+    if (rank == 0) lsa::copy(d + lo * kd.esize, r + lo * kd.esize, (hi - lo) * kd.esize);
+    (void)size;
+#endif
+  }
+}
+
+template <typename G>
+XSHMEM_RED_OUTLINE void rsag(const state_t &s, const team_t &t, const kind &kd, void *dest,
+                             const void *source, size_t nreduce) {
   group_team_sync<G>(s, t);  // every member's source is ready
-  if constexpr (Op == kScanIn || Op == kScanEx) {
+  if (kd.op == kScanIn || kd.op == kScanEx) {
     int k0, k1;
-    member_range<Op>(me, n, &k0, &k1);
+    member_range(kd.op, t.my_index, t.size, &k0, &k1);
+    const unsigned char *c = static_cast<const unsigned char *>(source);
+    unsigned char *d = static_cast<unsigned char *>(dest);
     if (dest != source) {
-      auto src = [&](int k) { return remote(source, k); };
-      fold<Op>(dest, src, k0, k1, nreduce, G::rank(), G::size());
+      const sources src{&s, &t, c, c, 0, 0};
+      kd.fold(dest, src, k0, k1, nreduce * kd.scale, G::rank(), G::size());
     } else {
-      T *tmp = reinterpret_cast<T *>(s.internal->coll_scratch[t.slot] + kScratchOffset);
-      const size_t chunk = 2 * kHalfBytes / sizeof(T);
+      // In place: higher members still read my source, so the results go through the scratch.
+      unsigned char *tmp = s.internal->coll_scratch[t.slot] + kScratchOffset;
+      const size_t chunk = 2 * kHalfBytes / kd.esize;
       for (size_t off = 0; off < nreduce; off += chunk) {
         const size_t cnt = nreduce - off < chunk ? nreduce - off : chunk;
-        auto src = [&](int k) { return remote(source, k) + off; };
-        fold<Op>(tmp, src, k0, k1, cnt, G::rank(), G::size());
+        const sources src{&s, &t, c, c, 0, off * kd.esize};
+        kd.fold(tmp, src, k0, k1, cnt * kd.scale, G::rank(), G::size());
         group_team_sync<G>(s, t);  // every member has read this chunk of every source
-        group_copy<G>(dest + off, tmp, cnt * sizeof(T));
+        group_copy<G>(d + off * kd.esize, tmp, cnt * kd.esize);
         G::sync();
       }
     }
   } else {
-    // Slices of whole 16-byte units, so that each stays as aligned as the buffers.
-    constexpr size_t kAlignElems = sizeof(T) < 16 ? 16 / sizeof(T) : 1;
-    size_t per = (nreduce + static_cast<size_t>(n) - 1) / static_cast<size_t>(n);
-    per = (per + kAlignElems - 1) / kAlignElems * kAlignElems;
-    auto lo_of = [&](int k) {
-      const size_t lo = per * static_cast<size_t>(k);
-      return lo < nreduce ? lo : nreduce;
-    };
-    auto hi_of = [&](int k) { return lo_of(k + 1); };
-    const size_t lo = lo_of(me), hi = hi_of(me);
-    auto src = [&](int k) { return remote(source, k) + lo; };
-    fold<Op>(dest + lo, src, 0, n, hi - lo, G::rank(), G::size());
+    rsag_reduce_phase(s, t, kd, dest, source, nreduce, G::rank(), G::size());
     group_team_sync<G>(s, t);  // every slice is final
-    for (int d = 1; d < n; ++d) {
-      const int k = (me + d) % n;
-      const size_t klo = lo_of(k), khi = hi_of(k);
-      if (khi > klo) group_copy<G>(dest + klo, remote(dest, k) + klo, (khi - klo) * sizeof(T));
-    }
+    rsag_gather_phase(s, t, kd, dest, nreduce, G::rank(), G::size());
   }
   group_team_sync<G>(s, t);  // nobody reads my source or dest any more
 }
 
+// Size-1 teams: a copy (or zeros for an exclusive scan).
+template <typename G>
+XSHMEM_HD_INLINE void alone(const kind &kd, void *dest, const void *source, size_t nreduce) {
+  if (kd.op == kScanEx) {
+    unsigned char *d = static_cast<unsigned char *>(dest);
+    const size_t bytes = nreduce * kd.esize;
+    for (size_t i = G::rank(); i < bytes; i += G::size()) d[i] = 0;
+  } else if (dest != source) {
+    group_copy<G>(dest, source, nreduce * kd.esize);
+  }
+  G::sync();
+}
+
 }  // namespace red
 
-// The reduction (or scan) `Op` over team t of nreduce elements: dest[i] = op over members of
+// The reduction (or scan) kd.op over team t of nreduce elements: dest[i] = op over members of
 // source[i]. Called by every thread of group G on every member, identical arguments; dest and
 // source are the same address on every member, either equal (in place) or disjoint. Returns 0,
 // or -1 when this PE is not a member of t.
-template <typename G, int Op, typename T>
-XSHMEM_HD_INLINE int team_reduce(const state_t &s, const team_t &t, T *dest, const T *source,
-                                 size_t nreduce) {
+template <typename G>
+XSHMEM_HD_INLINE int team_reduce_kind(const state_t &s, const team_t &t, const red::kind &kd,
+                                      void *dest, const void *source, size_t nreduce) {
   if (!team_member(t)) return -1;
   if (nreduce == 0) return 0;
   if (t.size == 1) {
-    if (Op == kScanEx) {
-      red::fold_units<Op>(
-          dest, [&](int) { return source; }, 0, 0, nreduce, G::rank(), G::size());
-    } else if (dest != source) {
-      red::group_copy<G>(dest, source, nreduce * sizeof(T));
-    }
-    G::sync();
-    return 0;
-  }
-  if (red::use_direct<T>(s, t, nreduce)) {
-    red::direct<G, Op>(s, t, dest, source, nreduce);
+    red::alone<G>(kd, dest, source, nreduce);
+  } else if (red::use_direct(s, t, nreduce, kd.esize)) {
+    red::direct<G>(s, t, kd, dest, source, nreduce);
   } else {
-    red::rsag<G, Op>(s, t, dest, source, nreduce);
+    red::rsag<G>(s, t, kd, dest, source, nreduce);
   }
   return 0;
+}
+
+namespace red {
+// The fold serving Op on T. Scans combine like sums (what differs is which members, decided by
+// the algorithms). Bitwise operations do not care where the element boundaries are, so every
+// bitwise type folds as bytes: one fold per operation instead of one per type.
+template <int Op, typename T>
+XSHMEM_HD_INLINE kind make_kind() {
+  if constexpr (Op == kRedAnd || Op == kRedOr || Op == kRedXor) {
+    return kind{Op, sizeof(T), &fold<Op, uint8_t>, sizeof(T)};
+  } else if constexpr (Op == kScanIn || Op == kScanEx) {
+    return kind{Op, sizeof(T), &fold<kRedSum, T>, 1};
+  } else {
+    return kind{Op, sizeof(T), &fold<Op, T>, 1};
+  }
+}
+}  // namespace red
+
+template <typename G, int Op, typename T>
+XSHMEM_HD_INLINE int team_reduce(const state_t &s, const team_t &t, T *dest, const T *source,
+                                 size_t nreduce) {
+  return team_reduce_kind<G>(s, t, red::make_kind<Op, T>(), dest, source, nreduce);
 }
 
 // Type codes of the host API's kernel on GPU heaps. Bitwise operations, sums, products and scans
@@ -435,24 +531,33 @@ constexpr int reduce_dtype_of() {
 }
 
 namespace red {
-// Signed integers come here for max and min only (the dispatch below maps the rest to unsigned).
-template <typename G, typename T>
-XSHMEM_HD_INLINE int by_op(const state_t &s, const team_t &t, int op, void *dest,
-                           const void *source, size_t n) {
-  T *d = static_cast<T *>(dest);
-  const T *c = static_cast<const T *>(source);
-  if (op == kRedMax) return team_reduce<G, kRedMax>(s, t, d, c, n);
-  if (op == kRedMin) return team_reduce<G, kRedMin>(s, t, d, c, n);
+// Signed integers come here for max and min only (reduce_kind_of maps the rest to unsigned).
+template <typename T>
+XSHMEM_HD_INLINE bool kind_by_op(int op, kind *kd) {
+  switch (op) {
+    case kRedMax:
+      *kd = make_kind<kRedMax, T>();
+      return true;
+    case kRedMin:
+      *kd = make_kind<kRedMin, T>();
+      return true;
+    default:
+      break;
+  }
   if constexpr (!(std::is_integral_v<T> && std::is_signed_v<T>)) {
     switch (op) {
       case kRedSum:
-        return team_reduce<G, kRedSum>(s, t, d, c, n);
+        *kd = make_kind<kRedSum, T>();
+        return true;
       case kRedProd:
-        return team_reduce<G, kRedProd>(s, t, d, c, n);
+        *kd = make_kind<kRedProd, T>();
+        return true;
       case kScanIn:
-        return team_reduce<G, kScanIn>(s, t, d, c, n);
+        *kd = make_kind<kScanIn, T>();
+        return true;
       case kScanEx:
-        return team_reduce<G, kScanEx>(s, t, d, c, n);
+        *kd = make_kind<kScanEx, T>();
+        return true;
       default:
         break;
     }
@@ -460,49 +565,51 @@ XSHMEM_HD_INLINE int by_op(const state_t &s, const team_t &t, int op, void *dest
   if constexpr (std::is_integral_v<T> && !std::is_signed_v<T>) {
     switch (op) {
       case kRedAnd:
-        return team_reduce<G, kRedAnd>(s, t, d, c, n);
+        *kd = make_kind<kRedAnd, T>();
+        return true;
       case kRedOr:
-        return team_reduce<G, kRedOr>(s, t, d, c, n);
+        *kd = make_kind<kRedOr, T>();
+        return true;
       case kRedXor:
-        return team_reduce<G, kRedXor>(s, t, d, c, n);
+        *kd = make_kind<kRedXor, T>();
+        return true;
       default:
         break;
     }
   }
-  return -1;
+  return false;
 }
 }  // namespace red
 
-// The reduction by op and type code (the GPU-heap kernel of the host API): signed types only
-// for max and min, the rest on the unsigned type of the same size.
-template <typename G>
-XSHMEM_HD_INLINE int team_reduce_dispatch(const state_t &s, const team_t &t, int op, int dtype,
-                                          void *dest, const void *source, size_t n) {
+// The operation and element type of a type code (the GPU-heap kernels of the host API): signed
+// types only for max and min, the rest on the unsigned type of the same size. False for a pair
+// that does not exist.
+XSHMEM_HD_INLINE bool reduce_kind_of(int op, int dtype, red::kind *kd) {
   const bool ordered = op == kRedMax || op == kRedMin;
   if (!ordered && dtype >= kDtI8 && dtype <= kDtI64) dtype -= kDtI8 - kDtU8;
   switch (dtype) {
     case kDtU8:
-      return red::by_op<G, uint8_t>(s, t, op, dest, source, n);
+      return red::kind_by_op<uint8_t>(op, kd);
     case kDtU16:
-      return red::by_op<G, uint16_t>(s, t, op, dest, source, n);
+      return red::kind_by_op<uint16_t>(op, kd);
     case kDtU32:
-      return red::by_op<G, uint32_t>(s, t, op, dest, source, n);
+      return red::kind_by_op<uint32_t>(op, kd);
     case kDtU64:
-      return red::by_op<G, uint64_t>(s, t, op, dest, source, n);
+      return red::kind_by_op<uint64_t>(op, kd);
     case kDtI8:
-      return ordered ? red::by_op<G, int8_t>(s, t, op, dest, source, n) : -1;
+      return red::kind_by_op<int8_t>(op, kd);
     case kDtI16:
-      return ordered ? red::by_op<G, int16_t>(s, t, op, dest, source, n) : -1;
+      return red::kind_by_op<int16_t>(op, kd);
     case kDtI32:
-      return ordered ? red::by_op<G, int32_t>(s, t, op, dest, source, n) : -1;
+      return red::kind_by_op<int32_t>(op, kd);
     case kDtI64:
-      return ordered ? red::by_op<G, int64_t>(s, t, op, dest, source, n) : -1;
+      return red::kind_by_op<int64_t>(op, kd);
     case kDtF32:
-      return red::by_op<G, float>(s, t, op, dest, source, n);
+      return red::kind_by_op<float>(op, kd);
     case kDtF64:
-      return red::by_op<G, double>(s, t, op, dest, source, n);
+      return red::kind_by_op<double>(op, kd);
     default:
-      return -1;
+      return false;
   }
 }
 
