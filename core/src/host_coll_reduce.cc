@@ -7,6 +7,7 @@
 #include <xshmem/xshmemx.h>
 
 #include "checks.h"
+#include "coll_args.h"
 #include "cuda/device_ops.h"
 #include "runtime.h"
 
@@ -45,6 +46,12 @@ int reduce(const char *call, xshmem_team_t team, T *dest, const T *source, size_
                  "(in place) or disjoint buffers",
                  static_cast<void *>(dest), static_cast<const void *>(source), bytes);
   }
+  // ERR-06: also with n == 0 (a PE passing 0 while others pass n would leave them waiting).
+  if (checks_enabled())
+    coll::check_args_agree(call, team,
+                           {{"nreduce", static_cast<int64_t>(n)},
+                            {"dest heap offset", n != 0 ? coll::offset_of(dest) : -1},
+                            {"source heap offset", n != 0 ? coll::offset_of(source) : -1}});
   XSHMEM_IF_GPU_HEAP {
     constexpr int dtype = xd::reduce_dtype_of<T>();
     if (dtype == xd::kDtNone)
