@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include <xshmem/device/coll_move.h>  // collectives: data movement
 #include <xshmem/xshmem.h>
 #include <xshmem/xshmemx.h>
 #include "../../plugins/src/loader.h"
@@ -543,6 +544,18 @@ Status build_state() {
   s.on_bad_path = on_bad_path;
   s.transport_names = g_rt.peer_transport.data();
   s.teams = team::init_predefined(s, g_rt.host_id);
+  // ---- collectives: data movement ----
+  {
+    const std::string bcast = config::get_enum("XSHMEM_COLL_BCAST_ALGO");
+    s.coll_bcast_algo = bcast == "direct" ? dev::kMoveDirect
+                        : bcast == "tree" ? dev::kMoveTree
+                                          : dev::kMoveAuto;
+    const std::string fcollect = config::get_enum("XSHMEM_COLL_FCOLLECT_ALGO");
+    s.coll_fcollect_algo = fcollect == "direct" ? dev::kMoveDirect
+                           : fcollect == "ring" ? dev::kMoveRing
+                                                : dev::kMoveAuto;
+  }
+  // ---- end collectives: data movement ----
   // GPU heaps: the copy kernels use, handed to every CUDA module of the program.
   XSHMEM_CHECK(cuda::publish_state(s));
   notify_device_state_sinks();

@@ -135,6 +135,11 @@ struct state_t {
   // Device only: checked mode (XSHMEM_CHECKS) for device calls, and where a violation goes
   // (host memory mapped into the GPU; NULL: trap without a report).
   int32_t device_checks = 0;
+  // ---- collectives: data movement ----
+  // XSHMEM_COLL_BCAST_ALGO and XSHMEM_COLL_FCOLLECT_ALGO as coll_move_algo values (coll_move.h).
+  int32_t coll_bcast_algo = 0;
+  int32_t coll_fcollect_algo = 0;
+  // ---- end collectives: data movement ----
   device_error_t *device_error = nullptr;
 };
 
