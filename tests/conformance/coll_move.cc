@@ -587,7 +587,8 @@ TEST_CASE("COLL-11 b2b_algorithms (large payloads, alternating kinds)", "[COLL-1
   constexpr size_t kBc = 2 * kChunk + 333, kFc = kChunk + 17;
   constexpr int kIters = 24;
   AlgoTeams teams;
-  xt::SymBuf<unsigned char> src(kBc), d0(kFc * n), d1(kFc * n);
+  const size_t dbytes = std::max(kBc, kFc * n);  // the broadcast is the larger below 3 PEs
+  xt::SymBuf<unsigned char> src(kBc), d0(dbytes), d1(dbytes);
   xt::SymBuf<unsigned char> *dst[2] = {&d0, &d1};
   xshmem_barrier_all();
   size_t bad = 0;
