@@ -46,8 +46,10 @@ int reduce(const char *call, xshmem_team_t team, T *dest, const T *source, size_
                  "(in place) or disjoint buffers",
                  static_cast<void *>(dest), static_cast<const void *>(source), bytes);
   }
-  // ERR-06: also with n == 0 (a PE passing 0 while others pass n would leave them waiting).
-  if (checks_enabled())
+  // ERR-06: also with n == 0 (a PE passing 0 while others pass n would leave them waiting). Not
+  // for the on-stream forms: the agreement is a team operation run now, on the internal stream,
+  // while the caller's stream may still hold device collectives of the same team.
+  if (checks_enabled() && stream == nullptr)
     coll::check_args_agree(call, team,
                            {{"nreduce", static_cast<int64_t>(n)},
                             {"dest heap offset", n != 0 ? coll::offset_of(dest) : -1},
