@@ -10,6 +10,8 @@
 // numbers are the world's swapped, and the half teams hold one PE: the PE sends to itself).
 // T: thread 0 issues everything; W: each of the 32 threads of warp 0 issues its own slice with
 // the thread forms; B: every thread of an 8x4x4 block does (there are no _warp/_block ctx forms).
+// SERIALIZED and PRIVATE contexts are the program's promise of one thread at a time: in W and B
+// thread 0 alone drives those, the other threads share the rest.
 // Phase 1 sends and ctx_quiets, and thread 0 waits for the put_signal it receives (every PE
 // signals before it waits, so no wait depends on a wait); after a host barrier, phase 2 checks
 // the received data, counters and swap words, and gets back what this PE sent.
@@ -40,6 +42,9 @@ struct Ctxs {
   xshmem_team_t team[kMaxCtx];
   int tpe[kMaxCtx];   // the target, numbered in the context's team
   int from[kMaxCtx];  // world PE that targets this PE in that team
+  // Whether several threads may use the context at once: not for SERIALIZED and PRIVATE ones
+  // (the program's promise); with L > 1 threads those are driven by thread 0 alone.
+  bool shared[kMaxCtx];
 };
 
 // Symmetric buffers, per context k.
@@ -80,8 +85,10 @@ __device__ inline unsigned linear_tid() {
 __global__ void ctx_send(Ctxs c, Bufs b, int L, int me, int salt) {
   const unsigned l = linear_tid();
   if (l < static_cast<unsigned>(L)) {
-    const size_t per = kN / L, a = l * per;
     for (int k = 0; k < c.count; ++k) {
+      const int Lk = c.shared[k] ? L : 1;
+      if (l >= static_cast<unsigned>(Lk)) continue;
+      const size_t per = kN / Lk, a = l * per;
       const xshmem_ctx_t ctx = c.ctx[k];
       const int tpe = c.tpe[k];
       uint64_t *w = b.words + k * kWordsPerCtx;
@@ -134,8 +141,10 @@ __global__ void ctx_send(Ctxs c, Bufs b, int L, int me, int salt) {
 __global__ void ctx_check(Ctxs c, Bufs b, int L, int me, int salt) {
   const unsigned l = linear_tid();
   if (l >= static_cast<unsigned>(L)) return;
-  const size_t per = kN / L, a = l * per;
   for (int k = 0; k < c.count; ++k) {
+    const int Lk = c.shared[k] ? L : 1;
+    if (l >= static_cast<unsigned>(Lk)) continue;
+    const size_t per = kN / Lk, a = l * per;
     const xshmem_ctx_t ctx = c.ctx[k];
     const int tpe = c.tpe[k], from = c.from[k];
     uint64_t *w = b.words + k * kWordsPerCtx;
@@ -274,12 +283,14 @@ int main() {
       return 1;
     }
     c.ctx[c.count] = x;
+    c.shared[c.count] = (o & (XSHMEM_CTX_SERIALIZED | XSHMEM_CTX_PRIVATE)) == 0;
     c.team[c.count] = XSHMEM_TEAM_WORLD;
     c.tpe[c.count] = gt::peer;
     c.from[c.count] = gt::from;
     ++c.count;
   }
   c.ctx[c.count] = XSHMEM_CTX_DEFAULT;
+  c.shared[c.count] = true;
   c.team[c.count] = XSHMEM_TEAM_WORLD;
   c.tpe[c.count] = gt::peer;
   c.from[c.count] = gt::from;
@@ -292,6 +303,7 @@ int main() {
   }
   // Reversed team: the world right neighbour, in the team's numbering.
   c.ctx[c.count] = rev_ctx;
+  c.shared[c.count] = false;  // SERIALIZED
   c.team[c.count] = rev;
   c.tpe[c.count] = xshmem_team_translate_pe(XSHMEM_TEAM_WORLD, gt::peer, rev);
   c.from[c.count] = gt::from;
@@ -300,6 +312,7 @@ int main() {
   {
     const int hs = xshmem_team_n_pes(half), hm = xshmem_team_my_pe(half);
     c.ctx[c.count] = half_ctx;
+    c.shared[c.count] = false;  // PRIVATE
     c.team[c.count] = half;
     c.tpe[c.count] = (hm + 1) % hs;
     c.from[c.count] = xshmem_team_translate_pe(half, (hm + hs - 1) % hs, XSHMEM_TEAM_WORLD);
@@ -369,7 +382,8 @@ int main() {
   auto *rsrc = reinterpret_cast<uint64_t *>(carve.take(kMaxL * kW * 8));
   auto *rflags = reinterpret_cast<uint64_t *>(carve.take(2 * kMaxL * 8));
   xshmem_ctx_t flag_ctx = XSHMEM_CTX_INVALID;
-  if (xshmem_ctx_create(XSHMEM_CTX_SERIALIZED, &flag_ctx) != 0) return 1;
+  // Shared by the ring's threads: no SERIALIZED promise.
+  if (xshmem_ctx_create(0, &flag_ctx) != 0) return 1;
   auto ring = [&](int L, dim3 block, int mode, const std::vector<xshmem_ctx_t> &ctxs, int tpe_to,
                   int tpe_from) {
     GT_CUDA(cudaMemcpy(d_ctx, ctxs.data(), L * sizeof(xshmem_ctx_t), cudaMemcpyHostToDevice));
@@ -407,6 +421,9 @@ int main() {
     for (xshmem_ctx_t x : v) xshmem_ctx_destroy(x);
   });
   // ORD-06: every issuing thread shares the reversed team's context (team-relative targets).
+  // A context of the reversed team that every issuing thread uses at once (options 0).
+  xshmem_ctx_t rev_shared = XSHMEM_CTX_INVALID;
+  if (xshmem_team_create_ctx(rev, 0, &rev_shared) != 0) return 1;
   const int rev_to = xshmem_team_translate_pe(XSHMEM_TEAM_WORLD, gt::peer, rev);
   const int rev_from = xshmem_team_translate_pe(XSHMEM_TEAM_WORLD, gt::from, rev);
   struct RingShape {
@@ -420,7 +437,7 @@ int main() {
   };
   for (const RingShape &s : ord06) {
     gt::run(s.label, [&] {
-      std::vector<xshmem_ctx_t> v(s.L, rev_ctx);
+      std::vector<xshmem_ctx_t> v(s.L, rev_shared);
       ring(s.L, s.block, 1, v, rev_to, rev_from);
     });
   }
@@ -428,6 +445,7 @@ int main() {
   gt::barrier();
   GT_CUDA(cudaFree(d_ctx));
   xshmem_ctx_destroy(flag_ctx);
+  xshmem_ctx_destroy(rev_shared);
   for (int k = 0; k < c.count; ++k)
     xshmem_ctx_destroy(c.ctx[k] == XSHMEM_CTX_DEFAULT ? XSHMEM_CTX_INVALID : c.ctx[k]);
   xshmem_free(carve.end - (size_t{4} << 20));
