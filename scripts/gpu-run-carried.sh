@@ -28,6 +28,12 @@ for rep in $(seq 1 "$reps"); do
     run $p.$rep 90 XSHMEM_SYMMETRIC_SIZE=2G -- $R -n 2 bin/$p
   done
 done
+# The reductions again with each algorithm forced (the plain runs above take auto).
+if [ -x bin/gpu_coll_reduce ]; then
+  for algo in direct rsag; do
+    run gpu_coll_reduce.$algo 120 XSHMEM_SYMMETRIC_SIZE=2G XSHMEM_COLL_REDUCE_ALGO=$algo -- $R -n 2 bin/gpu_coll_reduce
+  done
+fi
 # ERR-11: a device-side mistake on PE 0 stops the whole job (death_check.sh: nonzero on every PE,
 # the diagnostic, status 86, < 10 s). The exact regexes are in tests/gpu/device_tests.cmake.
 if [ -x bin/gpu_err_device ]; then

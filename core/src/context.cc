@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <xshmem/device/coll_reduce.h>  // collectives: reductions
+#include <xshmem/device/coll_move.h>    // collectives: data movement
 #include <xshmem/xshmem.h>
 #include <xshmem/xshmemx.h>
 #include "../../plugins/src/loader.h"
@@ -551,6 +552,18 @@ Status build_state() {
                          : algo == "rsag" ? dev::kReduceRsag
                                           : dev::kReduceAuto;
   }
+  // ---- collectives: data movement ----
+  {
+    const std::string bcast = config::get_enum("XSHMEM_COLL_BCAST_ALGO");
+    s.coll_bcast_algo = bcast == "direct" ? dev::kMoveDirect
+                        : bcast == "tree" ? dev::kMoveTree
+                                          : dev::kMoveAuto;
+    const std::string fcollect = config::get_enum("XSHMEM_COLL_FCOLLECT_ALGO");
+    s.coll_fcollect_algo = fcollect == "direct" ? dev::kMoveDirect
+                           : fcollect == "ring" ? dev::kMoveRing
+                                                : dev::kMoveAuto;
+  }
+  // ---- end collectives: data movement ----
   // GPU heaps: the copy kernels use, handed to every CUDA module of the program.
   XSHMEM_CHECK(cuda::publish_state(s));
   notify_device_state_sinks();

@@ -133,6 +133,12 @@ void xshmemx_quiet_on_stream(struct CUstream_st *) {
 void xshmemx_barrier_all_on_stream(struct CUstream_st *) {
   no_cuda("xshmemx_barrier_all_on_stream");
 }
+void xshmemx_sync_all_on_stream(struct CUstream_st *) {
+  no_cuda("xshmemx_sync_all_on_stream");
+}
+void xshmemx_team_sync_on_stream(xshmem_team_t, struct CUstream_st *) {
+  no_cuda("xshmemx_team_sync_on_stream");
+}
 #endif
 
 }  // extern "C"

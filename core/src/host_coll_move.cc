@@ -12,6 +12,7 @@
 #include <xshmem/xshmem.h>
 
 #include "checks.h"
+#include "coll_args.h"
 #include "cuda/device_ops.h"
 #include "runtime.h"
 
@@ -73,6 +74,11 @@ int broadcast(const char *call, xshmem_team_t team, T *dest, const T *source, si
                  static_cast<int>(team));
     check_sym_arg(call, "dest", dest, bytes, alignof(T));
     check_sym_arg(call, "source", source, bytes, alignof(T));
+    coll::check_args_agree(call, team,
+                           {{"PE_root", root},
+                            {"nelems", static_cast<int64_t>(nelems)},
+                            {"dest heap offset", bytes != 0 ? coll::offset_of(dest) : -1},
+                            {"source heap offset", bytes != 0 ? coll::offset_of(source) : -1}});
   }
   if (root < 0 || root >= t.size) return -1;
   return run(dev::kCollBroadcast, team, dest, source, bytes, sizeof(T), 1, 1, root, [&] {
@@ -90,6 +96,10 @@ int fcollect(const char *call, xshmem_team_t team, T *dest, const T *source, siz
                   extent(call, "stride", 1, nelems, static_cast<size_t>(t.size), sizeof(T)),
                   alignof(T));
     check_sym_arg(call, "source", source, bytes, alignof(T));
+    coll::check_args_agree(call, team,
+                           {{"nelems", static_cast<int64_t>(nelems)},
+                            {"dest heap offset", bytes != 0 ? coll::offset_of(dest) : -1},
+                            {"source heap offset", bytes != 0 ? coll::offset_of(source) : -1}});
   }
   return run(dev::kCollFcollect, team, dest, source, bytes, sizeof(T), 1, 1, 0,
              [&] { return dev::fcollectmem<dev::coll_thread>(state(), t, dest, source, bytes); });
@@ -104,6 +114,8 @@ int collect(const char *call, xshmem_team_t team, T *dest, const T *source, size
     // The total is known only inside the call; dest holds at least this PE's own part.
     check_sym_arg(call, "dest", dest, bytes, alignof(T));
     check_sym_arg(call, "source", source, bytes, alignof(T));
+    // nelems may differ (that is collect); a PE contributing nothing may pass any source.
+    coll::check_args_agree(call, team, {{"dest heap offset", coll::offset_of(dest)}});
   }
   return run(dev::kCollCollect, team, dest, source, bytes, sizeof(T), 1, 1, 0,
              [&] { return dev::collectmem<dev::coll_thread>(state(), t, dest, source, bytes); });
@@ -118,6 +130,10 @@ int alltoall(const char *call, xshmem_team_t team, T *dest, const T *source, siz
     const size_t all = extent(call, "stride", 1, nelems, static_cast<size_t>(t.size), sizeof(T));
     check_sym_arg(call, "dest", dest, all, alignof(T));
     check_sym_arg(call, "source", source, all, alignof(T));
+    coll::check_args_agree(call, team,
+                           {{"nelems", static_cast<int64_t>(nelems)},
+                            {"dest heap offset", bytes != 0 ? coll::offset_of(dest) : -1},
+                            {"source heap offset", bytes != 0 ? coll::offset_of(source) : -1}});
   }
   return run(dev::kCollAlltoall, team, dest, source, bytes, sizeof(T), 1, 1, 0,
              [&] { return dev::alltoallmem<dev::coll_thread>(state(), t, dest, source, bytes); });
@@ -135,6 +151,12 @@ int alltoalls(const char *call, xshmem_team_t team, T *dest, const T *source, pt
   if (checks_enabled()) {
     check_sym_arg(call, "dest", dest, dbytes, alignof(T));
     check_sym_arg(call, "source", source, sbytes, alignof(T));
+    coll::check_args_agree(call, team,
+                           {{"nelems", static_cast<int64_t>(nelems)},
+                            {"dst", dst},
+                            {"sst", sst},
+                            {"dest heap offset", dbytes != 0 ? coll::offset_of(dest) : -1},
+                            {"source heap offset", sbytes != 0 ? coll::offset_of(source) : -1}});
   }
   return run(
       dev::kCollAlltoalls, team, dest, source, nelems * sizeof(T), sizeof(T), dst, sst, 0,

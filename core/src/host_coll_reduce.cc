@@ -4,8 +4,10 @@
 
 #include <xshmem/device/coll_reduce.h>
 #include <xshmem/xshmem.h>
+#include <xshmem/xshmemx.h>
 
 #include "checks.h"
+#include "coll_args.h"
 #include "cuda/device_ops.h"
 #include "runtime.h"
 
@@ -14,9 +16,13 @@ namespace {
 
 namespace xd = xshmem::dev;
 
+// `stream`: the on-stream forms (GPU heaps only); nullptr for the blocking host API.
 template <int Op, typename T>
-int reduce(const char *call, xshmem_team_t team, T *dest, const T *source, size_t n) {
+int reduce(const char *call, xshmem_team_t team, T *dest, const T *source, size_t n,
+           void *stream = nullptr) {
   check_init(call);
+  if (stream != nullptr && !heap_on_device())
+    check_fail(call, "needs a GPU heap, and this PE's heap is in host memory (XSHMEM_HEAP)");
   const xd::state_t &s = state();
   const xd::team_t t = xd::team_of(s, team);
   if (!xd::team_member(t)) {
@@ -40,6 +46,12 @@ int reduce(const char *call, xshmem_team_t team, T *dest, const T *source, size_
                  "(in place) or disjoint buffers",
                  static_cast<void *>(dest), static_cast<const void *>(source), bytes);
   }
+  // ERR-06: also with n == 0 (a PE passing 0 while others pass n would leave them waiting).
+  if (checks_enabled())
+    coll::check_args_agree(call, team,
+                           {{"nreduce", static_cast<int64_t>(n)},
+                            {"dest heap offset", n != 0 ? coll::offset_of(dest) : -1},
+                            {"source heap offset", n != 0 ? coll::offset_of(source) : -1}});
   XSHMEM_IF_GPU_HEAP {
     constexpr int dtype = xd::reduce_dtype_of<T>();
     if (dtype == xd::kDtNone)
@@ -47,7 +59,7 @@ int reduce(const char *call, xshmem_team_t team, T *dest, const T *source, size_
                  "this type has no GPU form; long double reductions need a host heap "
                  "(XSHMEM_HEAP=host)");
     if (n == 0) return 0;
-    return gpu::reduce(team, Op, dtype, dest, source, n);
+    return gpu::reduce(team, Op, dtype, dest, source, n, stream);
   }
   return xd::team_reduce<xd::reduce_thread_group, Op>(s, t, dest, source, n);
 }
@@ -81,5 +93,29 @@ XSHMEM_REDUCE_ARITH_TYPES(XSHMEMI_HOST_RED_ARITH)
 #undef XSHMEMI_HOST_RED_ARITH
 #undef XSHMEMI_HOST_RED_BIT
 #undef XSHMEMI_HOST_RED
+
+// The on-stream forms (xshmemx.h). Without CUDA, heap_on_device() is false: a checked error.
+#define XSHMEMI_STREAM_RED(T, N, OP, CODE)                                                        \
+  int xshmemx_##N##_##OP##_on_stream(xshmem_team_t team, T *dest, const T *source, size_t n,      \
+                                     struct CUstream_st *stream) {                                \
+    return xshmem::core::reduce<xd::CODE>("xshmemx_" #N "_" #OP "_on_stream", team, dest, source, \
+                                          n, static_cast<void *>(stream));                        \
+  }
+#define XSHMEMI_STREAM_RED_BIT(T, N)            \
+  XSHMEMI_STREAM_RED(T, N, and_reduce, kRedAnd) \
+  XSHMEMI_STREAM_RED(T, N, or_reduce, kRedOr)   \
+  XSHMEMI_STREAM_RED(T, N, xor_reduce, kRedXor)
+#define XSHMEMI_STREAM_RED_ARITH(T, N)            \
+  XSHMEMI_STREAM_RED(T, N, max_reduce, kRedMax)   \
+  XSHMEMI_STREAM_RED(T, N, min_reduce, kRedMin)   \
+  XSHMEMI_STREAM_RED(T, N, sum_reduce, kRedSum)   \
+  XSHMEMI_STREAM_RED(T, N, prod_reduce, kRedProd) \
+  XSHMEMI_STREAM_RED(T, N, sum_inscan, kScanIn)   \
+  XSHMEMI_STREAM_RED(T, N, sum_exscan, kScanEx)
+XSHMEM_REDUCE_BITWISE_TYPES(XSHMEMI_STREAM_RED_BIT)
+XSHMEM_REDUCE_ARITH_TYPES_NO_LD(XSHMEMI_STREAM_RED_ARITH)
+#undef XSHMEMI_STREAM_RED_ARITH
+#undef XSHMEMI_STREAM_RED_BIT
+#undef XSHMEMI_STREAM_RED
 
 }  // extern "C"

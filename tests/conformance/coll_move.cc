@@ -491,3 +491,146 @@ TEST_CASE("COLL-11 b2b (data movement)", "[COLL-11]") {
   CHECK(d1.guards_ok());
   xshmem_barrier_all();
 }
+
+// ---- the algorithms (XSHMEM_COLL_BCAST_ALGO, XSHMEM_COLL_FCOLLECT_ALGO)
+// -------------------------- CTest runs this binary once per algorithm; these cases aim at what the
+// tree and the ring can get wrong: non-power-of-two and strided teams (the bank plus WORLD without
+// PE 0), every root, payloads that end inside, at and just past the 64 KiB pipeline chunks, and
+// collectives of alternating kinds back to back with no other synchronisation.
+
+namespace {
+
+constexpr uint32_t kTidAlgoB2b = 0xC111;
+constexpr size_t kChunk = size_t{64} << 10;  // coll_move.h kMoveChunk
+
+int mem_bcast(xshmem_team_t t, unsigned char *d, const unsigned char *s, size_t k, int r) {
+  return xshmem_broadcastmem(t, d, s, k, r);
+}
+int mem_fcollect(xshmem_team_t t, unsigned char *d, const unsigned char *s, size_t k) {
+  return xshmem_fcollectmem(t, d, s, k);
+}
+int mem_collect(xshmem_team_t t, unsigned char *d, const unsigned char *s, size_t k) {
+  return xshmem_collectmem(t, d, s, k);
+}
+
+// The bank plus WORLD without PE 0 (n - 1 members: 3 at 4 PEs, 7 at 8), a team PE 0 sits out.
+struct AlgoTeams {
+  Bank bank;
+  xshmem_team_t tail = XSHMEM_TEAM_INVALID;
+  std::vector<Member> teams;
+  AlgoTeams() : teams(bank.teams()) {
+    const int n = xt::npes();
+    if (n >= 2) {
+      REQUIRE(xshmem_team_split_strided(XSHMEM_TEAM_WORLD, 1, 1, n - 1, nullptr, 0, &tail) == 0);
+      if (xt::me() != 0) {
+        REQUIRE(tail != XSHMEM_TEAM_INVALID);
+        teams.push_back({tail, "world without pe 0", xshmem_team_my_pe(tail),
+                         xshmem_team_n_pes(tail), static_cast<uint32_t>(teams.size())});
+      }
+    }
+  }
+  ~AlgoTeams() {
+    if (tail != XSHMEM_TEAM_INVALID) xshmem_team_destroy(tail);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("COLL-03 broadcast_algorithms (every root, chunk edges)", "[COLL-03]") {
+  const size_t sizes[] = {1, kChunk - 1, kChunk, kChunk + 1, 3 * kChunk + 4097};
+  Areas a(3 * kChunk + 4097 + 64, 3 * kChunk + 4097 + 64);
+  AlgoTeams teams;
+  Iters iter;
+  for (const Member &m : teams.teams)
+    for (size_t s : sizes)
+      for (int root = 0; root < m.n; ++root) {
+        broadcast_case<unsigned char>(a, m, mem_bcast, "mem", s, root, false, iter.next(m));
+        // In place at one root per size (the tree forwards from dest).
+        if (root == static_cast<int>(s % static_cast<size_t>(m.n)))
+          broadcast_case<unsigned char>(a, m, mem_bcast, "mem", s, root, true, iter.next(m));
+      }
+  xshmem_barrier_all();
+}
+
+TEST_CASE("COLL-05 fcollect_collect_algorithms (teams, chunk edges)", "[COLL-05][COLL-04]") {
+  const int n = xt::npes();
+  const size_t per_max = 2 * kChunk + 8;  // >= every block below
+  Areas a(per_max + 64, per_max * n + 64);
+  AlgoTeams teams;
+  Iters iter;
+  for (const Member &m : teams.teams) {
+    for (size_t s : {size_t{1}, size_t{13}, kChunk + 3, per_max})
+      fcollect_case<unsigned char>(a, m, mem_fcollect, "mem", s, iter.next(m));
+    // Uneven blocks across chunk edges, zero-length ones among them (first, middle or last).
+    collect_case<unsigned char>(
+        a, m, mem_collect, "mem",
+        [](int i) { return i % 3 == 1 ? size_t{0} : kChunk - 7 + 4099 * size_t(i); },
+        "64 KiB - 7 + 4099 x index, every third none", iter.next(m));
+    collect_case<unsigned char>(
+        a, m, mem_collect, "mem",
+        [&m](int i) { return i == m.n - 1 ? size_t{0} : 2 * kChunk + size_t(i); },
+        "128 KiB + index, the last none", iter.next(m));
+    // Typed, element size 8 and 16 (long double on x86-64), the offsets of every block in bytes.
+    fcollect_case<uint64_t>(a, m, xshmem_uint64_fcollect, "uint64", 8193, iter.next(m));
+    collect_case<long double>(
+        a, m, xshmem_longdouble_collect, "longdouble", [](int i) { return size_t(1000 + 37 * i); },
+        "1000 + 37 x index", iter.next(m));
+  }
+  xshmem_barrier_all();
+}
+
+TEST_CASE("COLL-11 b2b_algorithms (large payloads, alternating kinds)", "[COLL-11]") {
+  // Broadcasts from rotating roots, fcollects and collects back to back on WORLD and on WORLD
+  // without PE 0, with payloads of several chunks and two alternating destinations: a fast member
+  // that starts the next collective must not disturb a slow member of the previous one.
+  const int n = xt::npes(), me = xt::me();
+  constexpr size_t kBc = 2 * kChunk + 333, kFc = kChunk + 17;
+  constexpr int kIters = 24;
+  AlgoTeams teams;
+  const size_t dbytes = std::max(kBc, kFc * n);  // the broadcast is the larger below 3 PEs
+  xt::SymBuf<unsigned char> src(kBc), d0(dbytes), d1(dbytes);
+  xt::SymBuf<unsigned char> *dst[2] = {&d0, &d1};
+  xshmem_barrier_all();
+  size_t bad = 0;
+  for (const Member &m : teams.teams) {
+    if (m.pos != 0 && m.name != "world without pe 0") continue;
+    for (int it = 0; it < kIters; ++it) {
+      const uint64_t iter = (uint64_t{m.pos} << 40) | static_cast<uint64_t>(it);
+      xt::note("COLL-11 algorithms on %s iteration %d", m.name.c_str(), it);
+      unsigned char *d = dst[it % 2]->data();
+      switch (it % 3) {
+        case 0: {
+          const int root = (it / 3) % m.n;
+          if (m.me == root) xt::fill(src.data(), kBc, m.world(root), -1, iter, kTidAlgoB2b);
+          CHECK(xshmem_broadcastmem(m.team, d, src.data(), kBc, root) == 0);
+          bad += xt::mismatches(d, kBc, m.world(root), -1, iter, kTidAlgoB2b, "b2b broadcast");
+          break;
+        }
+        case 1:
+          xt::fill(src.data(), kFc, me, -1, iter, kTidAlgoB2b);
+          CHECK(xshmem_fcollectmem(m.team, d, src.data(), kFc) == 0);
+          for (int i = 0; i < m.n; ++i)
+            bad +=
+                xt::mismatches(d + i * kFc, kFc, m.world(i), -1, iter, kTidAlgoB2b, "b2b fcollect");
+          break;
+        default: {
+          const size_t mine = kFc - static_cast<size_t>((m.me + it) % 4) * 4000;
+          xt::fill(src.data(), mine, me, -1, iter, kTidAlgoB2b);
+          CHECK(xshmem_collectmem(m.team, d, src.data(), mine) == 0);
+          size_t off = 0;
+          for (int i = 0; i < m.n; ++i) {
+            const size_t c = kFc - static_cast<size_t>((i + it) % 4) * 4000;
+            bad += xt::mismatches(d + off, c, m.world(i), -1, iter, kTidAlgoB2b, "b2b collect");
+            off += c;
+          }
+          break;
+        }
+      }
+    }
+  }
+  CHECK(bad == 0);
+  CHECK(src.guards_ok());
+  CHECK(d0.guards_ok());
+  CHECK(d1.guards_ok());
+  xshmem_barrier_all();
+}

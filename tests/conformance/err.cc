@@ -45,6 +45,16 @@ void all_do(const char *what, F &&bad) {
   FAIL("the runtime returned from " << what << " instead of stopping the job");
 }
 
+// Every PE runs `bad`, a collective whose arguments differ between PEs (ERR-06), at 2 or 3 PEs.
+template <typename F>
+void all_collective(const char *what, F &&bad) {
+  if (!xt::require_npes_in({2, 3}, "P2,3")) return;
+  xt::test_budget(30);
+  xt::note("%s", what);
+  bad();
+  FAIL("the runtime returned from " << what << " instead of stopping the job");
+}
+
 }  // namespace
 
 // ---- Tier D (spec-defined)
@@ -90,6 +100,26 @@ TEST_CASE("ERR-09 null_zero_length_tier_d", "[ERR-09]") {
   for (size_t i = 0; i < dst.bytes(); ++i) changed += b[i] != xt::kPoison;
   CHECK(changed == 0);
   CHECK(dst.guards_ok());
+}
+
+// ERR-06, the passing side: identical arguments pass the checked-mode agreement, and a zero
+// length agrees whatever the pointers (NULL on odd PEs, a heap block on even ones).
+TEST_CASE("ERR-06 agreeing_collectives_pass", "[ERR-06]") {
+  const int n = xt::npes(), me = xt::me();
+  xt::SymBuf<long> d(8 * static_cast<size_t>(n)), s(8 * static_cast<size_t>(n));
+  for (size_t i = 0; i < 8 * static_cast<size_t>(n); ++i) s[i] = xt::value<long>(me, -1, i, 6, 0x6);
+  xshmem_barrier_all();
+  long *zd = me % 2 ? nullptr : d.data();
+  const long *zs = me % 2 ? nullptr : s.data();
+  CHECK(xshmem_long_broadcast(XSHMEM_TEAM_WORLD, zd, zs, 0, 0) == 0);
+  CHECK(xshmem_long_sum_reduce(XSHMEM_TEAM_WORLD, zd, zs, 0) == 0);
+  CHECK(xshmem_long_fcollect(XSHMEM_TEAM_WORLD, zd, zs, 0) == 0);
+  CHECK(xshmem_long_alltoall(XSHMEM_TEAM_WORLD, zd, zs, 0) == 0);
+  const int root = n - 1;
+  CHECK(xshmem_long_broadcast(XSHMEM_TEAM_WORLD, d.data(), s.data(), 8, root) == 0);
+  CHECK(xt::mismatches(d.data(), 8, root, -1, 6, 0x6, "broadcast after the agreement") == 0);
+  CHECK(d.guards_ok());
+  xshmem_barrier_all();
 }
 
 // ---- Tier C: ERR-01 invalid PE
@@ -247,6 +277,98 @@ TEST_CASE("ERR-09 death:null_get_dest", "[ERR-09][.death]") {
 TEST_CASE("ERR-06 death:malloc_different_sizes", "[ERR-06][.death]") {
   all_do("xshmem_malloc with a size that differs per PE",
          [&] { (void)xshmem_malloc(64 + 64 * static_cast<size_t>(xt::me())); });
+}
+
+// Collectives: the members of WORLD disagree on one argument; every PE stops in the
+// argument agreement (checked mode), none is left waiting in the collective. Buffers are large
+// enough for every variant, so only the agreement can stop the job.
+TEST_CASE("ERR-06 death:bcast_different_roots", "[ERR-06][.death]") {
+  xt::SymBuf<int> d(16), s(16);
+  xshmem_barrier_all();
+  all_collective("xshmem_int_broadcast with PE_root = pe % 2", [&] {
+    (void)xshmem_int_broadcast(XSHMEM_TEAM_WORLD, d.data(), s.data(), 16, xt::me() % 2);
+  });
+}
+
+TEST_CASE("ERR-06 death:bcast_different_dest", "[ERR-06][.death]") {
+  xt::SymBuf<long> d(32), s(16);
+  xshmem_barrier_all();
+  all_collective("xshmem_long_broadcast into dest + 16 * (pe % 2)", [&] {
+    (void)xshmem_long_broadcast(XSHMEM_TEAM_WORLD, d.data() + 16 * (xt::me() % 2), s.data(), 16, 0);
+  });
+}
+
+TEST_CASE("ERR-06 death:reduce_different_nreduce", "[ERR-06][.death]") {
+  xt::SymBuf<long> d(16), s(16);
+  xshmem_barrier_all();
+  all_collective("xshmem_long_sum_reduce with nreduce = 4 + pe", [&] {
+    (void)xshmem_long_sum_reduce(XSHMEM_TEAM_WORLD, d.data(), s.data(),
+                                 4 + static_cast<size_t>(xt::me()));
+  });
+}
+
+TEST_CASE("ERR-06 death:reduce_different_source", "[ERR-06][.death]") {
+  xt::SymBuf<int> d(16), s(32);
+  xshmem_barrier_all();
+  all_collective("xshmem_int_max_reduce from source + 16 * (pe % 2)", [&] {
+    (void)xshmem_int_max_reduce(XSHMEM_TEAM_WORLD, d.data(), s.data() + 16 * (xt::me() % 2), 16);
+  });
+}
+
+TEST_CASE("ERR-06 death:scan_different_nreduce", "[ERR-06][.death]") {
+  xt::SymBuf<int> d(16), s(16);
+  xshmem_barrier_all();
+  // PE 0 passes 0 elements: an empty scan must agree too.
+  all_collective("xshmem_int_sum_inscan with nreduce = 8 * pe", [&] {
+    (void)xshmem_int_sum_inscan(XSHMEM_TEAM_WORLD, d.data(), s.data(),
+                                8 * static_cast<size_t>(xt::me()));
+  });
+}
+
+TEST_CASE("ERR-06 death:fcollect_different_nelems", "[ERR-06][.death]") {
+  xt::SymBuf<int> d(64), s(16);
+  xshmem_barrier_all();
+  all_collective("xshmem_int_fcollect with nelems = 8 + pe % 2", [&] {
+    (void)xshmem_int_fcollect(XSHMEM_TEAM_WORLD, d.data(), s.data(),
+                              8 + static_cast<size_t>(xt::me() % 2));
+  });
+}
+
+TEST_CASE("ERR-06 death:alltoall_different_nelems", "[ERR-06][.death]") {
+  xt::SymBuf<unsigned char> d(256), s(256);
+  xshmem_barrier_all();
+  all_collective("xshmem_alltoallmem with nelems = 32 + 8 * pe", [&] {
+    (void)xshmem_alltoallmem(XSHMEM_TEAM_WORLD, d.data(), s.data(),
+                             32 + 8 * static_cast<size_t>(xt::me()));
+  });
+}
+
+TEST_CASE("ERR-06 death:alltoalls_different_sst", "[ERR-06][.death]") {
+  xt::SymBuf<int> d(64), s(64);
+  xshmem_barrier_all();
+  all_collective("xshmem_int_alltoalls with sst = 1 + pe % 2", [&] {
+    (void)xshmem_int_alltoalls(XSHMEM_TEAM_WORLD, d.data(), s.data(), 1, 1 + xt::me() % 2, 4);
+  });
+}
+
+TEST_CASE("ERR-06 death:collect_different_dest", "[ERR-06][.death]") {
+  xt::SymBuf<int> d(64), s(16);
+  xshmem_barrier_all();
+  all_collective("xshmem_int_collect into dest + 16 * (pe % 2)", [&] {
+    (void)xshmem_int_collect(XSHMEM_TEAM_WORLD, d.data() + 16 * (xt::me() % 2), s.data(),
+                             1 + static_cast<size_t>(xt::me()));
+  });
+}
+
+TEST_CASE("ERR-06 death:different_collectives", "[ERR-06][.death]") {
+  xt::SymBuf<int> d(16), s(16);
+  xshmem_barrier_all();
+  all_collective("even PEs: xshmem_int_broadcast, odd PEs: xshmem_int_sum_reduce", [&] {
+    if (xt::me() % 2 == 0)
+      (void)xshmem_int_broadcast(XSHMEM_TEAM_WORLD, d.data(), s.data(), 16, 0);
+    else
+      (void)xshmem_int_sum_reduce(XSHMEM_TEAM_WORLD, d.data(), s.data(), 16);
+  });
 }
 
 TEST_CASE("ERR-07 death:sync_invalid_team", "[ERR-07][.death]") {

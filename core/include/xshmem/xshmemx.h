@@ -40,6 +40,34 @@ void xshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nbyt
                                      struct CUstream_st *stream);
 void xshmemx_quiet_on_stream(struct CUstream_st *stream);
 void xshmemx_barrier_all_on_stream(struct CUstream_st *stream);
+/* xshmem_sync_all and xshmem_team_sync in stream order (no quiet: stores of earlier kernels are
+ * ordered, not completed; use barrier_all_on_stream or quiet_on_stream for that). */
+void xshmemx_sync_all_on_stream(struct CUstream_st *stream);
+void xshmemx_team_sync_on_stream(xshmem_team_t team, struct CUstream_st *stream);
+/* Team reductions and scans in stream order: xshmem_<T>_<op>_reduce, _sum_inscan, _sum_exscan
+ * run when the stream reaches them (after its earlier kernels and copies; later work in the
+ * stream sees dest complete). Return 0, or nonzero at once when this PE is not a member of the
+ * team. Every member enqueues the same collectives in the same order (on any stream); large
+ * sizes run on many blocks. No long double forms (GPU heaps have none). */
+#define XSHMEMX_DECL_REDUCE_ON_STREAM(T, N, OP)                                                    \
+  int xshmemx_##N##_##OP##_on_stream(xshmem_team_t team, T *dest, const T *source, size_t nreduce, \
+                                     struct CUstream_st *stream);
+#define XSHMEMX_DECL_REDUCE_ON_STREAM_BIT(T, N)   \
+  XSHMEMX_DECL_REDUCE_ON_STREAM(T, N, and_reduce) \
+  XSHMEMX_DECL_REDUCE_ON_STREAM(T, N, or_reduce)  \
+  XSHMEMX_DECL_REDUCE_ON_STREAM(T, N, xor_reduce)
+#define XSHMEMX_DECL_REDUCE_ON_STREAM_ARITH(T, N)  \
+  XSHMEMX_DECL_REDUCE_ON_STREAM(T, N, max_reduce)  \
+  XSHMEMX_DECL_REDUCE_ON_STREAM(T, N, min_reduce)  \
+  XSHMEMX_DECL_REDUCE_ON_STREAM(T, N, sum_reduce)  \
+  XSHMEMX_DECL_REDUCE_ON_STREAM(T, N, prod_reduce) \
+  XSHMEMX_DECL_REDUCE_ON_STREAM(T, N, sum_inscan)  \
+  XSHMEMX_DECL_REDUCE_ON_STREAM(T, N, sum_exscan)
+XSHMEM_REDUCE_BITWISE_TYPES(XSHMEMX_DECL_REDUCE_ON_STREAM_BIT)
+XSHMEM_REDUCE_ARITH_TYPES_NO_LD(XSHMEMX_DECL_REDUCE_ON_STREAM_ARITH)
+#undef XSHMEMX_DECL_REDUCE_ON_STREAM_ARITH
+#undef XSHMEMX_DECL_REDUCE_ON_STREAM_BIT
+#undef XSHMEMX_DECL_REDUCE_ON_STREAM
 
 #ifdef __cplusplus
 }

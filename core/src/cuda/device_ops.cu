@@ -320,7 +320,9 @@ int coll_move(int op, int team, void *dest, const void *source, size_t nbytes, s
 // ---- end collectives: data movement ----
 
 // ---- collectives: reductions ----
-int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n) {
+int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n,
+           void *user_stream) {
+  cudaStream_t st = user_stream ? static_cast<cudaStream_t>(user_stream) : internal();
   const dev::state_t &hs = state();
   const dev::team_t t = dev::team_of(hs, team);
   dev::red::kind kd{};
@@ -336,20 +338,26 @@ int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n
     const unsigned blocks =
         static_cast<unsigned>(want < kReduceGridBlocks ? (want ? want : 1) : kReduceGridBlocks);
     for (int phase = 0; phase < 2; ++phase) {
-      team_kernel<<<1, 1, 0, internal()>>>(ds, team, 0, 0, 0);
+      team_kernel<<<1, 1, 0, st>>>(ds, team, 0, 0, 0);
       launched("team sync kernel launch (reduction)");
-      reduce_phase_kernel<<<blocks, kReduceThreads, 0, internal()>>>(ds, team, op, dtype, dest,
-                                                                     source, n, phase);
+      reduce_phase_kernel<<<blocks, kReduceThreads, 0, st>>>(ds, team, op, dtype, dest, source, n,
+                                                             phase);
       launched("reduction kernel launch");
     }
-    team_kernel<<<1, 1, 0, internal()>>>(ds, team, 0, 0, 0);
+    team_kernel<<<1, 1, 0, st>>>(ds, team, 0, 0, 0);
     launched("team sync kernel launch (reduction)");
-    sync(internal(), "reduction kernels");
+    if (user_stream == nullptr) sync(st, "reduction kernels");
+    return 0;
+  }
+  if (user_stream != nullptr) {
+    reduce_kernel<<<1, kReduceThreads, 0, st>>>(dstate("reduction"), team, op, dtype, dest, source,
+                                                n);
+    launched("reduction kernel launch");
     return 0;
   }
   std::lock_guard<std::mutex> lock(g_result_mutex);
-  reduce_kernel<<<1, kReduceThreads, 0, internal()>>>(dstate("reduction"), team, op, dtype, dest,
-                                                      source, n);
+  reduce_kernel<<<1, kReduceThreads, 0, st>>>(dstate("reduction"), team, op, dtype, dest, source,
+                                              n);
   launched("reduction kernel launch");
   uint64_t rc = 0;
   read_local(&rc, &state().internal->host_result, sizeof rc);
@@ -465,6 +473,26 @@ void xshmemx_barrier_all_on_stream(struct CUstream_st *stream) {
   const char *call = "xshmemx_barrier_all_on_stream";
   check_stream_call(call);
   xc::gpu::sync_kernel<<<1, 1, 0, stream>>>(xc::gpu::dstate(call), true);
+  xc::gpu::launched(call);
+}
+
+void xshmemx_sync_all_on_stream(struct CUstream_st *stream) {
+  const char *call = "xshmemx_sync_all_on_stream";
+  check_stream_call(call);
+  xc::gpu::sync_kernel<<<1, 1, 0, stream>>>(xc::gpu::dstate(call), false);
+  xc::gpu::launched(call);
+}
+
+void xshmemx_team_sync_on_stream(xshmem_team_t team, struct CUstream_st *stream) {
+  const char *call = "xshmemx_team_sync_on_stream";
+  check_stream_call(call);
+  if (!xshmem::dev::team_member(xshmem::dev::team_of(xc::state(), team))) {
+    xc::check_fail(call,
+                   "team %d is not a team of this pe (destroyed, invalid, or this pe is not "
+                   "a member)",
+                   static_cast<int>(team));
+  }
+  xc::gpu::team_kernel<<<1, 1, 0, stream>>>(xc::gpu::dstate(call), team, 0, 0, 0);
   xc::gpu::launched(call);
 }
 

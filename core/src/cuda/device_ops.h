@@ -75,8 +75,10 @@ int coll_move(int op, int team, void *dest, const void *source, size_t nbytes, s
 // ---- collectives: reductions ----
 // Reduction or scan `op` (dev::reduce_op) over elements of type code `dtype` (dev::reduce_dtype)
 // on team `team`, run by a one-block kernel on the internal stream (the path code's block form);
-// waits for it. Returns the path code's result (0).
-int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n);
+// waits for it. Returns the path code's result (0). With a `stream` (a cudaStream_t), enqueues
+// the work there and returns 0 at once (the caller has checked membership and the type).
+int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n,
+           void *stream = nullptr);
 // ---- end collectives: reductions ----
 
 // Copies device_state() (the struct; its pointers are device addresses) to *out. False when

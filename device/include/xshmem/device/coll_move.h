@@ -8,16 +8,49 @@
 // with identical arguments). One group per member PE calls, in the same program order on every
 // member (OpenSHMEM team collective rules).
 //
-// Algorithms are push-based: every member stores its contribution straight into the members'
-// `dest`, then the team barriers (quiet + sync), so a call costs one team barrier (collect: three
-// syncs, for its counts). That relies on the OpenSHMEM 1.6 readiness rule: `dest` is ready on
-// every member before any member calls, so no entry synchronisation is needed before a peer's
-// `dest` is written; `source` is read only by its owner. After the exit barrier every member's
-// `dest` holds the result and the next collective on the team may start at once.
+// Algorithms. Every one stores straight into the members' `dest` (OpenSHMEM 1.6 readiness rule:
+// `dest` is ready on every member before any member calls, so no entry synchronisation is needed
+// before a peer's `dest` is written; `source` is read only by its owner) and ends with the team
+// barrier (quiet + sync). After that barrier every member's `dest` holds the result.
+// - direct: each member pushes its contribution to every member (broadcast: the root to all).
+//   One step of latency; the root of a broadcast does n - 1 copies.
+// - broadcast tree (XSHMEM_COLL_BCAST_ALGO=tree): a binomial tree rooted at the root. Relative
+//   rank v = (me - root) mod n; the parent of v is v minus its lowest set bit, its children are
+//   v + 2^j for 2^j below that bit (the root: below n), largest subtree first. The payload moves
+//   in chunks of kMoveChunk bytes: a member forwards chunk c to its children as soon as chunk c
+//   arrived from its parent, so the levels of the tree overlap (log2(n) chunk times plus the
+//   payload time, instead of n - 1 payload times at the root).
+// - fcollect/collect ring (XSHMEM_COLL_FCOLLECT_ALGO=ring): n - 1 steps; in step k member i sends
+//   block (i - k) mod n (its own in step 0, then the one it received in step k - 1) to member
+//   i + 1. Every member sends and receives n - 1 blocks, each link carries each block once.
+// - auto: broadcast uses the tree for teams of more than 8 members, or of more than 2 members
+//   when the payload is at least one chunk (64 KiB); fcollect and collect use the ring for
+//   teams of more than 8 members whose block (collect: the mean block) is at least 64 KiB;
+//   direct otherwise. Every member decides from values all members agree on (size, nbytes, the
+//   collect counts), so the members never run different algorithms; the variables must be the
+//   same on every PE.
 //
-// Team slot resources: only collect uses the team's scratch (the counts, one uint64 per member),
-// and only between an entry sync and its exit barrier, so it never meets another collective's
-// use of the scratch. No collective here uses the team's coll_signal words.
+// Completion signals (tree, ring): one word per algorithm in the team slot's coll_signal[],
+// written by one peer (the parent, the left neighbour), set to (seq << 24) | count, where count
+// is the chunks (steps) delivered so far and seq is the epoch the collective's exit barrier will
+// publish (team_sync_t::epoch + 1 at the start, the same on every member because members run the
+// same syncs on the team in the same order). Why consecutive collectives on a team cannot
+// interfere:
+// - every collective ends with a team barrier, and a member starts the next only after it: so no
+//   member writes data or signals of collective k + 1 before every member has finished all its
+//   reads and writes of collective k (the barrier's quiet completes them), and a `dest` reused
+//   by the user is overwritten only after every member entered the collective that follows the
+//   one whose result it held (COLL-11);
+// - the barrier increments the epoch, so seq grows with every collective and a signal word only
+//   grows: a value from collective k is below every value collective k + 1 waits for, and
+//   (completed before k's barrier) never lands after k + 1's;
+// - each word has a single writer per team (a member has one parent and one left neighbour), so
+//   set (not add) is enough.
+// Team slot resources: data movement may use coll_signal[0..31] and the lower half of the team's
+// coll_scratch; the reductions own coll_signal[32..63] and the upper half. Used here:
+// coll_signal[kSigBcastTree] and [kSigRing]; the scratch only by collect (the counts, one uint64
+// per member), and only between an entry sync and its exit barrier, so it never meets another
+// collective's use of the scratch.
 #ifndef XSHMEM_DEVICE_COLL_MOVE_H
 #define XSHMEM_DEVICE_COLL_MOVE_H
 
@@ -51,6 +84,15 @@ enum coll_move_op : int {
   kCollFcollect = 2,
   kCollAlltoall = 3,
   kCollAlltoalls = 4,
+};
+
+// XSHMEM_COLL_BCAST_ALGO and XSHMEM_COLL_FCOLLECT_ALGO as state_t::coll_bcast_algo and
+// coll_fcollect_algo hold them.
+enum coll_move_algo : int32_t {
+  kMoveAuto = 0,
+  kMoveDirect = 1,
+  kMoveTree = 2,  // broadcast only
+  kMoveRing = 3,  // fcollect and collect only
 };
 
 namespace coll_move_detail {
@@ -150,6 +192,133 @@ XSHMEM_HD_INLINE const unsigned char *at(const void *p, size_t off) {
   return static_cast<const unsigned char *>(p) + off;
 }
 
+// Pipeline unit of the broadcast tree, and the block size from which auto picks the tree or
+// the ring (see the header comment).
+inline constexpr size_t kMoveChunk = size_t{64} << 10;
+// Teams above this size use the tree or the ring under auto whatever the size.
+inline constexpr int kMoveDirectMaxMembers = 8;
+// The low bits of a completion signal count chunks or steps; the high bits hold seq.
+inline constexpr int kCountBits = 24;
+inline constexpr uint64_t kMaxCount = (uint64_t{1} << kCountBits) - 1;
+// The team slot's coll_signal[] words these algorithms use (data movement owns [0, 32)).
+inline constexpr int kSigBcastTree = 0;
+inline constexpr int kSigRing = 1;
+
+// The sequence number of the collective starting now on t (see the header comment).
+XSHMEM_HD_INLINE uint64_t next_seq(const state_t &s, const team_t &t) {
+  return atomic::load(&team_area(s, t).epoch) + 1;
+}
+XSHMEM_HD_INLINE uint64_t *signal_word(const state_t &s, const team_t &t, int which) {
+  return &team_area(s, t).coll_signal[which];
+}
+XSHMEM_HD_INLINE uint64_t signal_value(uint64_t seq, uint64_t count) {
+  return (seq << kCountBits) | count;
+}
+
+// The group's stores of n bytes to symmetric `dest` at world PE `pe`, then (one thread) `sig` at
+// pe set to v, ordered after all of the group's stores (group barrier, then the signal's fence).
+template <typename G>
+XSHMEM_HD_INLINE void put_then_signal(const state_t &s, void *dest, const void *src, size_t n,
+                                      uint64_t *sig, uint64_t v, int pe) {
+  put<G>(s, dest, src, n, pe);
+  G::sync();
+  if (G::rank() == 0) signal_op(s, sig, v, kSignalSet, pe);
+}
+
+// Until the local word `sig` reaches v; then the whole group sees what its writer stored before.
+template <typename G>
+XSHMEM_HD_INLINE void wait_ge(uint64_t *sig, uint64_t v) {
+  if (G::rank() == 0) wait_until(sig, kCmpGe, v);
+  G::sync();
+}
+
+// The broadcast algorithm for this call (the same on every member: size and nbytes are).
+XSHMEM_HD_INLINE int bcast_algo(const state_t &s, const team_t &t, size_t nbytes) {
+  if (t.size == 1) return kMoveDirect;
+  if (s.coll_bcast_algo == kMoveDirect || s.coll_bcast_algo == kMoveTree) return s.coll_bcast_algo;
+  // A tree of two is the direct push.
+  return t.size > kMoveDirectMaxMembers || (t.size > 2 && nbytes >= kMoveChunk) ? kMoveTree
+                                                                                : kMoveDirect;
+}
+// The fcollect/collect algorithm; `block` is the (mean) bytes per member.
+XSHMEM_HD_INLINE int fcollect_algo(const state_t &s, const team_t &t, size_t block) {
+  if (t.size == 1 || static_cast<uint64_t>(t.size) > kMaxCount) return kMoveDirect;
+  if (s.coll_fcollect_algo == kMoveDirect || s.coll_fcollect_algo == kMoveRing)
+    return s.coll_fcollect_algo;
+  return t.size > kMoveDirectMaxMembers && block >= kMoveChunk ? kMoveRing : kMoveDirect;
+}
+
+// Binomial-tree broadcast of nbytes from member `root` into every member's dest (header
+// comment); ends when this member has its payload and has forwarded it, without the barrier.
+template <typename G>
+XSHMEM_HD_INLINE void bcast_tree(const state_t &s, const team_t &t, void *dest, const void *source,
+                                 size_t nbytes, int root) {
+  const int64_t n = t.size;
+  const int64_t v = (t.my_index - root + n) % n;
+  const int64_t low = v == 0 ? n : (v & -v);  // children: v + d for powers of two d < low
+  int64_t top = 1;
+  while (top < low) top <<= 1;
+  top >>= 1;
+  // Chunks: at most kMaxCount of them, so the count fits the signal.
+  size_t chunk = kMoveChunk;
+  if (nbytes / chunk >= kMaxCount) chunk = nbytes / kMaxCount + 1;
+  const size_t nchunks = nbytes == 0 ? 1 : (nbytes + chunk - 1) / chunk;
+  const uint64_t seq = next_seq(s, t);
+  uint64_t *sig = signal_word(s, t, kSigBcastTree);
+  // The root forwards from source; the others from their dest, where the parent put it.
+  const void *from = v == 0 ? source : dest;
+  for (size_t c = 0; c < nchunks; ++c) {
+    const size_t off = c * chunk;
+    const size_t len = nbytes - off < chunk ? nbytes - off : chunk;
+    if (v != 0) wait_ge<G>(sig, signal_value(seq, c + 1));
+    for (int64_t d = top; d >= 1; d >>= 1) {
+      if (v + d >= n) continue;
+      const int pe = team_world_pe(t, static_cast<int>((v + d + root) % n));
+      put_then_signal<G>(s, at(dest, off), at(from, off), len, sig, signal_value(seq, c + 1), pe);
+    }
+  }
+  if (v == 0) copy<G>(dest, source, nbytes);
+}
+
+// Block lengths for ring(): fcollect's (all alike) and collect's (the counts in the scratch).
+struct same_len {
+  size_t n;
+  XSHMEM_HD_INLINE size_t operator()(int) const { return n; }
+};
+struct counted_len {
+  const uint64_t *counts;
+  XSHMEM_HD_INLINE size_t operator()(int i) const {
+    return static_cast<size_t>(atomic::load(&counts[i]));
+  }
+};
+
+// Ring allgather of variable blocks into every member's dest (header comment): block i is
+// len(i) bytes at offset off(i); `mine` is this member's block (len(me) bytes). Ends when this
+// member has every block and has forwarded n - 1 of them, without the barrier.
+template <typename G, typename Len>
+XSHMEM_HD_INLINE void ring(const state_t &s, const team_t &t, void *dest, const void *mine,
+                           size_t my_off, Len len, size_t total) {
+  const int n = t.size, me = t.my_index;
+  const int right = team_world_pe(t, (me + 1) % n);
+  const uint64_t seq = next_seq(s, t);
+  uint64_t *sig = signal_word(s, t, kSigRing);
+  // Block b of step k is (me - k) mod n; offsets walk down (wrapping from block 0 to n - 1).
+  int b = me;
+  size_t off = my_off;
+  for (int k = 0; k + 1 < n; ++k) {
+    if (k > 0) {
+      wait_ge<G>(sig, signal_value(seq, static_cast<uint64_t>(k)));
+      b = b == 0 ? n - 1 : b - 1;
+      off = b == n - 1 ? total - len(b) : off - len(b);
+    }
+    put_then_signal<G>(s, at(dest, off), k == 0 ? mine : at(dest, off), len(b), sig,
+                       signal_value(seq, static_cast<uint64_t>(k) + 1), right);
+    if (k == 0) copy<G>(at(dest, my_off), mine, len(me));
+  }
+  if (n == 1) copy<G>(at(dest, my_off), mine, len(me));
+  if (n > 1) wait_ge<G>(sig, signal_value(seq, static_cast<uint64_t>(n) - 1));
+}
+
 }  // namespace coll_move_detail
 
 // broadcast: `nbytes` of `source` at member `root` land in `dest` of every member, root
@@ -160,7 +329,9 @@ XSHMEM_HD_INLINE int broadcastmem(const state_t &s, const team_t &t, void *dest,
                                   size_t nbytes, int root) {
   namespace cm = coll_move_detail;
   if (!team_member(t) || root < 0 || root >= t.size) return -1;
-  if (t.my_index == root) {
+  if (cm::bcast_algo(s, t, nbytes) == kMoveTree) {
+    cm::bcast_tree<G>(s, t, dest, source, nbytes, root);
+  } else if (t.my_index == root) {
     // Members in turn from the root's right neighbour, so concurrent roots of different teams
     // do not all start at the same PE.
     for (int k = 1; k < t.size; ++k)
@@ -178,6 +349,12 @@ XSHMEM_HD_INLINE int fcollectmem(const state_t &s, const team_t &t, void *dest, 
   namespace cm = coll_move_detail;
   if (!team_member(t)) return -1;
   const size_t off = static_cast<size_t>(t.my_index) * nbytes;
+  if (cm::fcollect_algo(s, t, nbytes) == kMoveRing) {
+    cm::ring<G>(s, t, dest, source, off, cm::same_len{nbytes},
+                nbytes * static_cast<size_t>(t.size));
+    cm::barrier<G>(s, t);
+    return 0;
+  }
   for (int k = 1; k < t.size; ++k)
     cm::put<G>(s, cm::at(dest, off), source, nbytes, team_world_pe(t, (t.my_index + k) % t.size));
   cm::copy<G>(cm::at(dest, off), source, nbytes);
@@ -203,8 +380,16 @@ XSHMEM_HD_INLINE int collectmem(const state_t &s, const team_t &t, void *dest, c
     atomic::store(&counts[t.my_index], static_cast<uint64_t>(nbytes));
   }
   cm::barrier<G>(s, t);
-  size_t off = 0;
-  for (int i = 0; i < t.my_index; ++i) off += static_cast<size_t>(atomic::load(&counts[i]));
+  size_t off = 0, total = 0;
+  for (int i = 0; i < t.size; ++i) {
+    if (i == t.my_index) off = total;
+    total += static_cast<size_t>(atomic::load(&counts[i]));
+  }
+  if (cm::fcollect_algo(s, t, total / static_cast<size_t>(t.size)) == kMoveRing) {
+    cm::ring<G>(s, t, dest, source, off, cm::counted_len{counts}, total);
+    cm::barrier<G>(s, t);
+    return 0;
+  }
   for (int k = 1; k < t.size; ++k)
     cm::put<G>(s, cm::at(dest, off), source, nbytes, team_world_pe(t, (t.my_index + k) % t.size));
   cm::copy<G>(cm::at(dest, off), source, nbytes);

@@ -136,10 +136,14 @@ struct state_t {
   // (host memory mapped into the GPU; NULL: trap without a report).
   int32_t device_checks = 0;
   // ---- collectives: reductions ----
-  // XSHMEM_COLL_REDUCE_ALGO as a reduce_algo (coll_reduce.h); fills padding, so the size of the
-  // struct is unchanged.
+  // XSHMEM_COLL_REDUCE_ALGO as a reduce_algo (coll_reduce.h).
   int32_t coll_reduce_algo = 0;
   // ---- end collectives: reductions ----
+  // ---- collectives: data movement ----
+  // XSHMEM_COLL_BCAST_ALGO and XSHMEM_COLL_FCOLLECT_ALGO as coll_move_algo values (coll_move.h).
+  int32_t coll_bcast_algo = 0;
+  int32_t coll_fcollect_algo = 0;
+  // ---- end collectives: data movement ----
   device_error_t *device_error = nullptr;
 };
 
