@@ -28,10 +28,7 @@
 // block form) doing the same three, many rounds, results checked each time. S: kernels and
 // on-stream collectives on one user stream, no host synchronisation in between: kernel A stores
 // PE-dependent data, barrier_all_on_stream, kernel B reads the peer's copy (xshmem_ptr loads or
-// xshmem_getmem); then the on-stream reductions, scans, team sync and sync_all (looked up at run
-// time: see on_stream_api()).
-#include <dlfcn.h>
-
+// xshmem_getmem); then the on-stream reductions, scans, team sync and sync_all.
 #include "gpu_test.h"
 
 namespace {
@@ -474,27 +471,19 @@ __global__ void stream_check(uint8_t *x, uint8_t *local, size_t n, int peer, int
              gt::pat(peer, i, 0x7000 + r), p[i]);
 }
 
-// The on-stream collectives of branch i4-collr, looked up at run time so this program builds
-// and runs against a libxshmem with or without them (a missing one fails the case, by name).
-using red_fn = int (*)(xshmem_team_t, float *, const float *, size_t, cudaStream_t);
-using team_sync_fn = void (*)(xshmem_team_t, cudaStream_t);
-using sync_all_fn = void (*)(cudaStream_t);
-struct OnStream {
-  red_fn sum_reduce = nullptr, max_reduce = nullptr, inscan = nullptr, exscan = nullptr;
-  team_sync_fn team_sync = nullptr;
-  sync_all_fn sync_all = nullptr;
-};
-OnStream on_stream_api() {
-  OnStream o;
-  o.sum_reduce =
-      reinterpret_cast<red_fn>(dlsym(RTLD_DEFAULT, "xshmemx_float_sum_reduce_on_stream"));
-  o.max_reduce =
-      reinterpret_cast<red_fn>(dlsym(RTLD_DEFAULT, "xshmemx_float_max_reduce_on_stream"));
-  o.inscan = reinterpret_cast<red_fn>(dlsym(RTLD_DEFAULT, "xshmemx_float_sum_inscan_on_stream"));
-  o.exscan = reinterpret_cast<red_fn>(dlsym(RTLD_DEFAULT, "xshmemx_float_sum_exscan_on_stream"));
-  o.team_sync = reinterpret_cast<team_sync_fn>(dlsym(RTLD_DEFAULT, "xshmemx_team_sync_on_stream"));
-  o.sync_all = reinterpret_cast<sync_all_fn>(dlsym(RTLD_DEFAULT, "xshmemx_sync_all_on_stream"));
-  return o;
+// The on-stream reductions and scans (xshmemx.h), by op: 0 sum, 1 max, 2 inscan, 3 exscan.
+int reduce_on_stream(int op, xshmem_team_t team, float *d, const float *s, size_t n,
+                     cudaStream_t st) {
+  switch (op) {
+    case 0:
+      return xshmemx_float_sum_reduce_on_stream(team, d, s, n, st);
+    case 1:
+      return xshmemx_float_max_reduce_on_stream(team, d, s, n, st);
+    case 2:
+      return xshmemx_float_sum_inscan_on_stream(team, d, s, n, st);
+    default:
+      return xshmemx_float_sum_exscan_on_stream(team, d, s, n, st);
+  }
 }
 
 // op 0 sum, 1 max, 2 inscan, 3 exscan over team t, member values red_val(pe, r, 5, i).
@@ -632,12 +621,10 @@ int main() {
     gt::check_guards(local, 13);
   });
 
-  const OnStream os = on_stream_api();
   const size_t kRedN = 5003;
   gt::Guarded rd[2] = {gt::guarded(carve, kRedN * 4), gt::guarded(carve, kRedN * 4)};
   gt::Guarded rs[2] = {gt::guarded(carve, kRedN * 4), gt::guarded(carve, kRedN * 4)};
   auto *sctr = reinterpret_cast<uint64_t *>(carve.take(4 * sizeof(uint64_t)));
-  const char *op_names[] = {"sum_reduce", "max_reduce", "sum_inscan", "sum_exscan"};
   for (int tk : {0, 1}) {
     const TeamDesc t = bank.t[tk];
     char label[160];
@@ -645,22 +632,6 @@ int main() {
              "COLL-13 kernels + on-stream reduce/scan/team_sync/sync_all, %s team S",
              tk == 0 ? "world" : "reversed");
     gt::run(label, [&] {
-      const red_fn fns[] = {os.sum_reduce, os.max_reduce, os.inscan, os.exscan};
-      bool have = os.team_sync != nullptr && os.sync_all != nullptr;
-      for (int k = 0; k < 4; ++k) {
-        if (fns[k] == nullptr) {
-          if (me == 0)
-            fprintf(stderr, "COLL-13 S: xshmemx_float_%s_on_stream is not in this libxshmem\n",
-                    op_names[k]);
-          have = false;
-        }
-      }
-      if (os.team_sync == nullptr && me == 0)
-        fprintf(stderr, "COLL-13 S: xshmemx_team_sync_on_stream is not in this libxshmem\n");
-      if (os.sync_all == nullptr && me == 0)
-        fprintf(stderr, "COLL-13 S: xshmemx_sync_all_on_stream is not in this libxshmem\n");
-      GT_CHECK(have, 0, 1, 0);
-      if (!have) return;
       for (int p = 0; p < 2; ++p) {
         gt::arm(rd[p], 20 + p);
         gt::arm(rs[p], 30 + p);
@@ -673,15 +644,15 @@ int main() {
         float *d = rd[r % 2].as<float>();
         float *s = rs[r % 2].as<float>();
         red_fill<<<32, 256, 0, st>>>(s, kRedN, me, r);
-        const int rc = fns[op](t.handle, d, s, kRedN, st);
+        const int rc = reduce_on_stream(op, t.handle, d, s, kRedN, st);
         GT_CHECK(rc == 0, r, 0, rc);
         red_check<<<32, 256, 0, st>>>(d, kRedN, t, op, r);
         // Counter trick through the stream: the adds of round r land before any member
         // passes the team sync; the next sync_all keeps round r + 2's adds out of the check.
         ctr_add<<<1, 1, 0, st>>>(sctr + r % 2, root_pe);
-        os.team_sync(t.handle, st);
+        xshmemx_team_sync_on_stream(t.handle, st);
         ctr_check<<<1, 1, 0, st>>>(sctr + r % 2, root_pe, uint64_t(t.size) * (r / 2 + 1), r);
-        os.sync_all(st);
+        xshmemx_sync_all_on_stream(st);
       }
       GT_CUDA(cudaStreamSynchronize(st));
       gt::barrier();
