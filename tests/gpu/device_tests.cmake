@@ -5,6 +5,8 @@ set(XT_GPU_DEVICE_TESTS rma rma2 amo sig p2p ord coll mem stress team coll_reduc
 # ---- collectives: data movement ----
 list(APPEND XT_GPU_DEVICE_TESTS coll_move)
 # ---- end collectives: data movement ----
+# ---- collectives in several scopes at once (COLL-12/13) and device contexts (CTX) ----
+list(APPEND XT_GPU_DEVICE_TESTS coll_scopes ctx)
 foreach(t ${XT_GPU_DEVICE_TESTS})
   if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${t}.cu)
     continue()
