@@ -34,6 +34,10 @@ if [ -x bin/gpu_coll_reduce ]; then
     run gpu_coll_reduce.$algo 120 XSHMEM_SYMMETRIC_SIZE=2G XSHMEM_COLL_REDUCE_ALGO=$algo -- $R -n 2 bin/gpu_coll_reduce
   done
 fi
+# The data-movement collectives with the tree broadcast and the ring fcollect/collect forced.
+if [ -x bin/gpu_coll_move ]; then
+  run gpu_coll_move.tree_ring 120 XSHMEM_SYMMETRIC_SIZE=2G XSHMEM_COLL_BCAST_ALGO=tree XSHMEM_COLL_FCOLLECT_ALGO=ring -- $R -n 2 bin/gpu_coll_move
+fi
 # ERR-11: a device-side mistake on PE 0 stops the whole job (death_check.sh: nonzero on every PE,
 # the diagnostic, status 86, < 10 s). The exact regexes are in tests/gpu/device_tests.cmake.
 if [ -x bin/gpu_err_device ]; then
@@ -46,7 +50,8 @@ if [ -x bin/gpu_err_device ]; then
   run err11_unchecked 60 -- bash death_check.sh --np 2 --status 87 --regex "xshmem: device kernel: the GPU context failed .*\(pe 0\)" --max-seconds 10 -- $R -n 2 bin/gpu_err_device_unchecked misaligned_atomic
 fi
 run example_ring_4pe 60 -- $R -n 4 bin/xshmem-example-ring
-[ "${MEMCHECK:-1}" = 1 ] && for p in gpu_mem gpu_p2p gpu_coll; do
+# MEMCHECK_PROGS: the programs run under compute-sanitizer memcheck.
+[ "${MEMCHECK:-1}" = 1 ] && for p in ${MEMCHECK_PROGS:-gpu_mem gpu_p2p gpu_coll}; do
   run memcheck_$p 240 XSHMEM_SYMMETRIC_SIZE=2G -- $R -n 2 compute-sanitizer --tool memcheck --error-exitcode 9 bin/$p
 done
 printf '%s\n' "${summary[@]}" | tee -a "$log"
