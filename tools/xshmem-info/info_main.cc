@@ -29,7 +29,7 @@ namespace {
 using json = nlohmann::ordered_json;
 
 struct Options {
-  bool build = false, plugins = false, env = false, checks = false, topology = false;
+  bool all = false, build = false, plugins = false, env = false, checks = false, topology = false;
   bool as_json = false;
   std::string plan;  // "N" or "NxM": N PEs per node, M nodes
   std::string dot;   // file for the Graphviz picture, "-" for stdout
@@ -239,8 +239,9 @@ void print_checks(const json &c) {
 }
 
 int run(const Options &o) {
-  const bool any =
-      o.build || o.plugins || o.env || o.checks || o.topology || !o.plan.empty() || !o.dot.empty();
+  // No section option (or --all): every section; --plan and --dot add theirs.
+  const bool any = !o.all && (o.build || o.plugins || o.env || o.checks || o.topology ||
+                              !o.plan.empty() || !o.dot.empty());
   json out;
   if (!any || o.build) out["build"] = build_section();
   if (!any || o.plugins) out["plugins"] = plugins_section();
@@ -294,6 +295,7 @@ int main(int argc, char **argv) {
       "job. Runs as a single process; it never joins a job. With no section option every "
       "section is shown. Exit status: 0, or 1 when a pre-flight check failed, or 2 on a usage "
       "error."};
+  app.add_flag("--all", o.all, "every section (the default when no section option is given)");
   app.add_flag("--build", o.build, "version and build configuration");
   app.add_flag("--plugins", o.plugins,
                "plugin files found in XSHMEM_PLUGIN_PATH and the built-in folder: loaded, "
