@@ -39,15 +39,15 @@ def sets(cpus, nodes):
     return f'cpuset="{c}" complete_cpuset="{c}" nodeset="{n}" complete_nodeset="{n}"'
 
 
-def pci_dev(g, d, bus, cls, vendor, device, sub, children):
-    g.out(d, f'<object type="PCIDev" gp_index="{g.gpi()}" pci_busid="0000:{bus:02x}:00.0" '
+def pci_dev(g, d, bus, cls, vendor, device, sub, children, dev=0):
+    g.out(d, f'<object type="PCIDev" gp_index="{g.gpi()}" pci_busid="0000:{bus:02x}:{dev:02x}.0" '
              f'pci_type="{cls:04x} [{vendor:04x}:{device:04x}] [{sub[0]:04x}:{sub[1]:04x}] a1" '
              f'pci_link_speed="31.507692">')
     children(d + 1)
     g.out(d, "</object>")
 
 
-def gpu(g, d, bus, idx, model, device=0x2330):
+def gpu(g, d, bus, idx, model, device=0x2330, dev=0):
     def osdev(dd):
         gp = g.gpi()
         g.nvml.append(gp)
@@ -56,7 +56,7 @@ def gpu(g, d, bus, idx, model, device=0x2330):
         g.out(dd + 1, '<info name="GPUVendor" value="NVIDIA Corporation"/>')
         g.out(dd + 1, f'<info name="GPUModel" value="{model}"/>')
         g.out(dd, "</object>")
-    pci_dev(g, d, bus, 0x0302, 0x10de, device, (0x10de, 0x16c1), osdev)
+    pci_dev(g, d, bus, 0x0302, 0x10de, device, (0x10de, 0x16c1), osdev, dev)
 
 
 def nic(g, d, bus, name, guid, state="4", layer="InfiniBand", rate="400"):
@@ -223,7 +223,25 @@ def node2(host):
     write(g, f"{host}.xml")
 
 
+def gpu_vm():
+    """(e) the GPU machine: a VM with 2 H200 right under the host bridge (0000:00:06.0 and
+    0000:00:07.0), NV18 between them, no NIC."""
+    g = Gen("gpu-vm")
+    model = "NVIDIA H200"
+
+    def io(d):
+        bridge(g, d, True, 0, (0, 0))
+        gpu(g, d + 1, 0, 0, model, 0x2335, dev=6)
+        gpu(g, d + 1, 0, 1, model, 0x2335, dev=7)
+        g.out(d, "</object>")
+
+    machine(g, [(list(range(0, 32)), 0, io)])
+    nvlink_distances(g, 18)
+    write(g, "gpu2vm.xml")
+
+
 if __name__ == "__main__":
+    gpu_vm()
     dgx()
     pcie4()
     cpu_only()

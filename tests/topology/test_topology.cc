@@ -556,3 +556,36 @@ TEST_CASE("renderings: matrix, JSON, plan and dot", "[topo_render]") {
         std::string::npos);
   CHECK(dot.back() == '\n');
 }
+
+TEST_CASE("gpu vm: two GPUs under the host bridge, NV18, no NIC", "[topo_gpuvm]") {
+  const Machine m = load("gpu2vm.xml");
+  REQUIRE(m.gpus.size() == 2);
+  CHECK(m.nics.empty());
+  CHECK(m.gpus[0].bus_id == "0000:00:06.0");
+  CHECK(m.gpus[1].bus_id == "0000:00:07.0");
+  CHECK(m.gpus[1].name == "NVIDIA H200");
+  CHECK(m.gpus[0].cpuset == "0-31");
+  CHECK(m.gpus[0].pci_path == "host bridge 0000:[00-00]");
+  CHECK(m.gpu_gpu[0][1].pci == PathClass::kPHB);
+  CHECK(m.gpu_gpu[0][1].nvlinks == 18);
+  CHECK(matrix_text(m).find("\nGPU0  X     NV18  0-31              0\n") != std::string::npos);
+
+  const Plan p = plan({m}, 2, 1, PlanOptions{});
+  REQUIRE(p.ok());
+  CHECK(p.pairs[0][1].why == "nvlink: GPUs 0,1 NV18");
+  CHECK(p.pairs[1][1].why == "nvlink: same GPU 1");
+
+  // XSHMEM_TRANSPORTS=^nvlink: nothing else reaches the peer, and the plan says why.
+  PlanOptions o;
+  o.transports = "^nvlink";
+  const Plan pn = plan({m}, 2, 1, o);
+  CHECK_FALSE(pn.ok());
+  CHECK(pn.pairs[0][1].transport == Transport::kNone);
+  CHECK(pn.pairs[0][1].why ==
+        "none: nvlink (GPUs 0,1 NV18) is not allowed; ibgda: pe 0 has no usable NIC; libfabric: "
+        "no libfabric provider on node 0");
+  REQUIRE(pn.errors.size() == 4);  // 0->0, 0->1, 1->0, 1->1
+  CHECK(pn.errors[1] ==
+        "no transport reaches pe 1 from pe 0: nvlink (GPUs 0,1 NV18) is not allowed; ibgda: pe 0 "
+        "has no usable NIC; libfabric: no libfabric provider on node 0");
+}
