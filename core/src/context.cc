@@ -24,6 +24,7 @@
 #include "device_api.h"
 #include "heap.h"
 #include "log.h"
+#include "nics.h"
 #include "node_ipc.h"
 #include "runtime.h"
 #include "selection.h"
@@ -445,6 +446,12 @@ Status start_transports() {
       XLOG_ERROR(kSubsys, "another PE found an error in the transport overrides; stopping");
     return XSHMEM_ERR_INVALID;
   }
+  // The topology is discovered only when something uses it: a NIC transport, or PE 0's info log.
+  bool need_nic = false;
+  for (auto &t : loader().transports())
+    need_nic = need_nic || (wanted(t.name) && (t.ops->caps & XSHMEM_TRANSPORT_CAP_NIC));
+  XSHMEM_CHECK(nics::choose_at_init(need_nic, g_rt.job.my_pe, g_rt.job.n_pes, g_rt.host_id,
+                                    g_rt.local_rank, !heap_on_device()));
   // Plugins are tried in name order so every PE makes the same collective calls.
   std::vector<const plugins::Transport *> cands;
   for (auto &t : loader().transports())
@@ -654,6 +661,7 @@ Status start_transports() {
 }
 
 void stop_transports() {
+  nics::reset();
   for (auto it = g_rt.transports.rbegin(); it != g_rt.transports.rend(); ++it) {
     if (it->heap_registered) (void)it->plugin->ops->heap_deregister(it->ctx);
     (void)it->plugin->ops->finalize(it->ctx);

@@ -1,5 +1,6 @@
 // xshmem-info: version and build configuration, plugins found/loaded/refused, every XSHMEM_*
-// variable, pre-flight checks; text or --json. See info.h.
+// variable, pre-flight checks, the topology, path plans and Graphviz pictures; text or --json.
+// See info.h.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -31,9 +32,9 @@ using json = nlohmann::ordered_json;
 struct Options {
   bool all = false, build = false, plugins = false, env = false, checks = false, topology = false;
   bool as_json = false;
-  std::string plan;  // "N" or "NxM": N PEs per node, M nodes
-  std::string dot;   // file for the Graphviz picture, "-" for stdout
-  std::string xml;   // recorded topology (hwloc XML) instead of this machine
+  std::string plan;              // "N" or "NxM": N PEs per node, M nodes
+  std::string dot;               // file for the Graphviz picture, "-" for stdout
+  std::vector<std::string> xml;  // recorded topologies (hwloc XML), one per node
   int local_pes = 1;
 };
 
@@ -111,6 +112,11 @@ json env_section() {
     e["owner"] = v.owner;
     e["doc"] = v.doc;
     if (!v.note.empty()) e["note"] = v.note;
+    if ((v.name == "XSHMEM_NICS" || v.name == "XSHMEM_NIC_MAP") && v.source == "env") {
+      const std::string problem = nic_setting_problem();
+      if (problem.rfind(v.name + "=", 0) == 0)
+        e["note"] = "malformed: " + problem + "; init fails when a NIC transport is allowed";
+    }
     vars.push_back(e);
     known.insert(v.name);
   }
@@ -133,35 +139,6 @@ json checks_section(const Options &o) {
   for (const Check &c : run_checks({o.local_pes}))
     arr.push_back({{"status", c.status}, {"name", c.name}, {"detail", c.detail}});
   return arr;
-}
-
-// ---- topology, --plan, --dot: the hwloc model (topology/, issue 5) plugs in here. -------------
-// Each returns the section's JSON; until the model is built in, they say so. Wiring: replace the
-// bodies with the model's text/JSON/dot renderings of this machine (or of o.xml).
-constexpr const char *kNoTopology = "topology: not built into this xshmem-info yet";
-
-json topology_section(const Options &o) {
-  json j;
-  j["available"] = false;
-  j["note"] = kNoTopology;
-  if (!o.xml.empty()) j["xml"] = o.xml;
-  return j;
-}
-
-json plan_section(const Options &o, int per_node, int nodes) {
-  json j;
-  j["pes_per_node"] = per_node;
-  j["nodes"] = nodes;
-  j["available"] = false;
-  j["note"] = kNoTopology;
-  if (!o.xml.empty()) j["xml"] = o.xml;
-  return j;
-}
-
-// Writes the Graphviz picture to o.dot ("-": stdout). Returns false when it could not.
-bool write_dot(const Options &o) {
-  (void)o;
-  return false;
 }
 
 // "8" -> (8, 1), "4x2" -> (4, 2); false when malformed.
@@ -242,24 +219,71 @@ int run(const Options &o) {
   // No section option (or --all): every section; --plan and --dot add theirs.
   const bool any = !o.all && (o.build || o.plugins || o.env || o.checks || o.topology ||
                               !o.plan.empty() || !o.dot.empty());
+  int per_node = 0, nodes = 0;
+  if (!o.plan.empty() && !parse_plan(o.plan, &per_node, &nodes)) {
+    fprintf(stderr, "xshmem-info: --plan %s: expected N or NxM (N PEs per node, M nodes)\n",
+            o.plan.c_str());
+    return 2;
+  }
+  // The topology (hwloc I/O discovery: 100 ms and more) only for the sections that show it.
+  std::vector<topo::Machine> machines;
+  std::string topo_error;
+  const bool want_topo = !any || o.topology || !o.plan.empty() || !o.dot.empty();
+  const bool have_topo = want_topo && load_machines(o.xml, &machines, &topo_error);
+  if (want_topo && !have_topo && !o.xml.empty()) {
+    fprintf(stderr, "xshmem-info: --xml: %s\n", topo_error.c_str());
+    return 2;
+  }
+  if (!o.xml.empty() && nodes > 1 && o.xml.size() != 1 &&
+      o.xml.size() != static_cast<size_t>(nodes)) {
+    fprintf(stderr,
+            "xshmem-info: --plan %s: %zu --xml files given for %d nodes; give one, or "
+            "one per node\n",
+            o.plan.c_str(), o.xml.size(), nodes);
+    return 2;
+  }
   json out;
+  std::string topo_text, plan_text;
+  bool failed = false;
+  auto unavailable = [&] { return json{{"available", false}, {"error", topo_error}}; };
   if (!any || o.build) out["build"] = build_section();
   if (!any || o.plugins) out["plugins"] = plugins_section();
-  if (!any || o.topology) out["topology"] = topology_section(o);
-  if (!o.plan.empty()) {
-    int per_node = 0, nodes = 0;
-    if (!parse_plan(o.plan, &per_node, &nodes)) {
-      fprintf(stderr, "xshmem-info: --plan %s: expected N or NxM (N PEs per node, M nodes)\n",
-              o.plan.c_str());
-      return 2;
+  if (!any || o.topology) {
+    if (have_topo) {
+      Section t = topology_report(machines);
+      out["topology"] = json::parse(t.json);
+      topo_text = t.text;
+      failed = failed || t.failed;
+    } else {
+      out["topology"] = unavailable();
+      topo_text = "topology: unavailable: " + topo_error + "\n";
     }
-    out["plan"] = plan_section(o, per_node, nodes);
   }
-  if (!any || o.env) out["env"] = env_section();
+  if (!o.plan.empty()) {
+    if (have_topo) {
+      Section p = plan_report(machines, per_node, nodes);
+      out["plan"] = json::parse(p.json);
+      plan_text = p.text;
+      failed = failed || p.failed;
+    } else {
+      out["plan"] = unavailable();
+      plan_text = "plan: unavailable: " + topo_error + "\n";
+      failed = true;
+    }
+  }
+  if (!any || o.env) {
+    out["env"] = env_section();
+    failed = failed || !nic_setting_problem().empty();
+  }
   if (!any || o.checks) out["checks"] = checks_section(o);
-  if (!o.dot.empty() && !write_dot(o)) out["dot"] = {{"file", o.dot}, {"note", kNoTopology}};
+  if (!o.dot.empty()) {
+    std::string error = have_topo ? "" : topo_error;
+    const bool wrote = have_topo && write_dot(machines, o.dot, per_node, nodes, &error);
+    out["dot"] = {{"file", o.dot}, {"written", wrote}};
+    if (!wrote) out["dot"]["error"] = error;
+    failed = failed || !wrote;
+  }
 
-  bool failed = false;
   if (out.contains("checks"))
     for (auto &k : out["checks"]) failed = failed || k["status"] == "fail";
 
@@ -273,12 +297,16 @@ int run(const Options &o) {
     };
     if (out.contains("build")) gap(), print_build(out["build"]);
     if (out.contains("plugins")) gap(), print_plugins(out["plugins"]);
-    if (out.contains("topology")) gap(), printf("%s\n", kNoTopology);
-    if (out.contains("plan"))
-      gap(), printf("plan for %d PE(s) per node x %d node(s): %s\n",
-                    out["plan"]["pes_per_node"].get<int>(), out["plan"]["nodes"].get<int>(),
-                    kNoTopology);
-    if (out.contains("dot")) gap(), printf("--dot %s: %s\n", o.dot.c_str(), kNoTopology);
+    if (out.contains("topology")) gap(), fputs(topo_text.c_str(), stdout);
+    if (out.contains("plan")) gap(), fputs(plan_text.c_str(), stdout);
+    if (out.contains("dot") && o.dot != "-") {
+      gap();
+      if (out["dot"]["written"].get<bool>())
+        printf("graphviz picture written to %s (render: dot -Tsvg %s -o topo.svg)\n", o.dot.c_str(),
+               o.dot.c_str());
+      else
+        printf("--dot %s: %s\n", o.dot.c_str(), out["dot"]["error"].get<std::string>().c_str());
+    }
     if (out.contains("env")) gap(), print_env(out["env"]);
     if (out.contains("checks")) gap(), print_checks(out["checks"]);
   }
@@ -293,8 +321,9 @@ int main(int argc, char **argv) {
   CLI::App app{
       "xshmem-info: what this xshmem installation is and whether this machine is ready for a "
       "job. Runs as a single process; it never joins a job. With no section option every "
-      "section is shown. Exit status: 0, or 1 when a pre-flight check failed, or 2 on a usage "
-      "error."};
+      "section is shown. Exit status: 0; 1 when a pre-flight check failed, the plan leaves a "
+      "pair unreachable, XSHMEM_NICS or XSHMEM_NIC_MAP is malformed or names a NIC the "
+      "machine lacks, or the --dot file could not be written; 2 on a usage error."};
   app.add_flag("--all", o.all, "every section (the default when no section option is given)");
   app.add_flag("--build", o.build, "version and build configuration");
   app.add_flag("--plugins", o.plugins,
@@ -305,12 +334,19 @@ int main(int argc, char **argv) {
                "set, type, choices and doc");
   app.add_flag("--checks", o.checks,
                "pre-flight checks, one 'pass|fail|skip <name>: <detail>' line each");
-  app.add_flag("--topology", o.topology, "GPUs, NICs and their distances (hwloc)");
+  app.add_flag("--topology", o.topology,
+               "NUMA nodes, GPUs, NICs, libfabric domains, the GPU/NIC distance matrix and the "
+               "NIC per GPU (hwloc)");
   app.add_option("--plan", o.plan,
                  "path plan for N PEs per node x M nodes of this (or the --xml) topology, as N "
-                 "or NxM");
-  app.add_option("--dot", o.dot, "write a Graphviz picture of GPUs, NICs and paths ('-': stdout)");
-  app.add_option("--xml", o.xml, "a recorded hwloc XML topology instead of this machine's");
+                 "or NxM, under XSHMEM_TRANSPORTS, XSHMEM_REMOTE_TRANSPORT, XSHMEM_NICS and "
+                 "XSHMEM_NIC_MAP");
+  app.add_option("--dot", o.dot,
+                 "write a Graphviz picture of GPUs, NICs (and with --plan the paths) to FILE "
+                 "('-': stdout)");
+  app.add_option("--xml", o.xml,
+                 "a recorded hwloc XML topology instead of this machine's (HWLOC_XMLFILE works "
+                 "too); repeat it for one topology per node of --plan");
   app.add_option("--local-pes", o.local_pes,
                  "PEs per host the shared-memory check budgets XSHMEM_SYMMETRIC_SIZE for")
       ->check(CLI::PositiveNumber);
