@@ -160,7 +160,7 @@ std::vector<topo::PePlan> pick(const topo::Machine &m, const Settings &s, int lo
   return topo::plan({m}, local_pes, 1, o).pes;
 }
 
-std::string summary(const topo::Machine &m) {
+std::string summary(const topo::Machine &m, bool fabric_probed) {
   std::string nics;
   for (const topo::Nic &n : m.nics) nics += (nics.empty() ? "" : ", ") + n.name;
   auto count = [](size_t n, const char *one, const char *many) {
@@ -169,8 +169,8 @@ std::string summary(const topo::Machine &m) {
   return "host " + (m.host.empty() ? std::string("?") : m.host) + " (" + m.origin +
          "): " + count(m.numa.size(), "NUMA node", "NUMA nodes") + ", " +
          count(m.gpus.size(), "GPU", "GPUs") + ", " + count(m.nics.size(), "NIC", "NICs") +
-         (nics.empty() ? "" : " (" + nics + ")") + ", " +
-         count(m.domains.size(), "fabric domain", "fabric domains");
+         (nics.empty() ? "" : " (" + nics + ")") +
+         (fabric_probed ? ", " + count(m.domains.size(), "fabric domain", "fabric domains") : "");
 }
 
 Status choose_at_init(bool need_nic, int my_pe, int n_pes, const std::vector<uint64_t> &host_id,
@@ -231,7 +231,7 @@ Status choose_at_init(bool need_nic, int my_pe, int n_pes, const std::vector<uin
     XSHMEM_CHECK(core::oob_allgather(row, all.data(), kLen));
   }
   if (!log_here) return XSHMEM_SUCCESS;
-  XLOG_INFO(kSubsys, "topology: %s", summary(m).c_str());
+  XLOG_INFO(kSubsys, "topology: %s", summary(m, false).c_str());
   if (!s.nics_text.empty() || !s.map_text.empty())
     XLOG_INFO(kSubsys, "nic settings: XSHMEM_NICS=\"%s\" XSHMEM_NIC_MAP=\"%s\"",
               s.nics_text.c_str(), s.map_text.c_str());

@@ -48,8 +48,9 @@ std::map<int, std::string> pe_map(const Settings &s, int pes_per_node, int nodes
 std::vector<topo::PePlan> pick(const topo::Machine &m, const Settings &s, int local_pes,
                                bool host_heap);
 
-// One line: "host h (live): 2 NUMA nodes, 0 GPUs, 1 NIC (mlx5_0), 2 fabric domains".
-std::string summary(const topo::Machine &m);
+// One line: "host h (live): 2 NUMA nodes, 0 GPUs, 1 NIC (mlx5_0), 2 fabric domains"; without
+// `fabric_probed` the domains are left out (init does not ask libfabric).
+std::string summary(const topo::Machine &m, bool fabric_probed = true);
 
 // At init, before the transports start. `need_nic`: an allowed transport has
 // XSHMEM_TRANSPORT_CAP_NIC (the same on every PE; then this call is collective). Discovers the
