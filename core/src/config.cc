@@ -38,6 +38,25 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
     {"XSHMEM_TRANSPORTS", XSHMEM_CONFIG_LIST, "", nullptr,
      "Transports allowed to reach peers (nvlink, ibgda, libfabric, hostshm, ...); ^a,b excludes "
      "a and b, empty allows every transport found."},
+    {"XSHMEM_REMOTE_TRANSPORT", XSHMEM_CONFIG_STRING, "", nullptr,
+     "Transport for every peer on another host (ibgda, libfabric, ...); it must be loaded and "
+     "allowed by XSHMEM_TRANSPORTS, and a peer on another host that it cannot reach stops init "
+     "with an error naming the pair; empty picks the cheapest transport per peer."},
+    {"XSHMEM_PAIR_TRANSPORTS", XSHMEM_CONFIG_STRING, "", nullptr,
+     "Per-pair transport overrides for experts, <pe>-<pe|*>:<transport>[,...] (for example "
+     "0-1:hostshm,2-*:libfabric); a pair applies in both directions, * is every other PE, the "
+     "first matching entry wins over XSHMEM_REMOTE_TRANSPORT; malformed text, an unknown or "
+     "excluded transport, or one that cannot reach the pair stops init with an error."},
+    {"XSHMEM_NICS", XSHMEM_CONFIG_STRING, "", nullptr,
+     "RDMA NICs that NIC transports may use, as NCCL_IB_HCA: mlx5_0,mlx5_1 allows only those, "
+     "^mlx5_2 excludes it, <nic>:<port> names one port; empty allows every NIC. Each PE takes "
+     "the allowed NIC nearest its GPU (PIX < PXB < PHB < NODE < SYS). With a NIC transport "
+     "allowed, malformed text or a NIC this host lacks stops init with an error."},
+    {"XSHMEM_NIC_MAP", XSHMEM_CONFIG_STRING, "", nullptr,
+     "Explicit NIC per PE, keyed by the PE's local rank on its node (the same map on every "
+     "node): <local pe>:<nic>[,...], for example 0:mlx5_0,1:mlx5_1; PEs it does not list take "
+     "the nearest allowed NIC. With a NIC transport allowed, malformed text or a NIC this host "
+     "lacks stops init with an error."},
     {"XSHMEM_SYMMETRIC_SIZE", XSHMEM_CONFIG_SIZE, "1G", nullptr,
      "Bytes of symmetric heap reserved on each PE; raise it when xshmem_malloc runs out of "
      "space."},

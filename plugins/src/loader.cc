@@ -114,6 +114,7 @@ void Loader::scan(const xshmem_core_services_v1_t *svc) {
       uint32_t min_size = kind == Kind::kTransport ? XSHMEM_TRANSPORT_V1_MIN_SIZE : core_size;
       const Head *head = nullptr;
       void *handle = nullptr;
+      const char *kind_name = kind == Kind::kTransport ? "transport" : "bootstrap";
 
       auto refuse = [&](const std::string &reason) {
         std::string versions = head ? "plugin abi_version " + std::to_string(head->abi_version) +
@@ -124,6 +125,11 @@ void Loader::scan(const xshmem_core_services_v1_t *svc) {
                   "remove the file, or take its folder out of XSHMEM_PLUGIN_PATH",
                   path.c_str(), reason.c_str(), versions.c_str(), core_abi, core_size);
         refused_.push_back({path, reason});
+        // Every major version starts with the head, so the name is readable when the struct is
+        // at least that long (copied before dlclose).
+        bool named = head && head->struct_size >= sizeof(Head) && head->name != nullptr;
+        files_.push_back({path, kind_name, named ? head->name : "", "refused", reason,
+                          head ? head->abi_version : 0, head ? head->struct_size : 0});
         if (handle != nullptr) dlclose(handle);
       };
 
@@ -203,7 +209,11 @@ void Loader::scan(const xshmem_core_services_v1_t *svc) {
                                                 : find_bootstrap(name) != nullptr;
       if (duplicate) {
         XLOG_DEBUG(kSubsys, "skipping %s: a %s plugin named %s was already loaded", path.c_str(),
-                   kind == Kind::kTransport ? "transport" : "bootstrap", name.c_str());
+                   kind_name, name.c_str());
+        files_.push_back({path, kind_name, name, "skipped",
+                          std::string("a ") + kind_name + " plugin named " + name +
+                              " was loaded from an earlier file",
+                          head->abi_version, head->struct_size});
         dlclose(handle);
         continue;
       }
@@ -222,8 +232,8 @@ void Loader::scan(const xshmem_core_services_v1_t *svc) {
         }
       }
 
-      XLOG_INFO(kSubsys, "loaded %s plugin %s from %s",
-                kind == Kind::kTransport ? "transport" : "bootstrap", name.c_str(), path.c_str());
+      XLOG_INFO(kSubsys, "loaded %s plugin %s from %s", kind_name, name.c_str(), path.c_str());
+      files_.push_back({path, kind_name, name, "loaded", "", head->abi_version, head->struct_size});
       if (kind == Kind::kTransport)
         transports_.push_back(
             {name, path, handle, static_cast<const xshmem_transport_v1_t *>(sym)});
@@ -260,6 +270,7 @@ void Loader::unload_all() {
   bootstraps_.clear();
   transports_.clear();
   refused_.clear();
+  files_.clear();
   search_path_.clear();
   scanned_ = false;
 }

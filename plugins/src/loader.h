@@ -10,6 +10,7 @@
 #ifndef XSHMEM_PLUGINS_LOADER_H
 #define XSHMEM_PLUGINS_LOADER_H
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,16 @@ struct Bootstrap {
 struct Refused {
   std::string path, reason;
 };
+// What the scan made of one plugin file (xshmem-info lists them all, in scan order).
+struct FileRecord {
+  std::string path;
+  std::string kind;     // "transport" or "bootstrap" (from the file name)
+  std::string name;     // the plugin's name, when it could be read
+  std::string outcome;  // "loaded", "refused" or "skipped" (a plugin of that name came first)
+  std::string reason;   // why refused or skipped; empty when loaded
+  // The versions the file declares; 0 when its entry symbol could not be read.
+  uint32_t abi_version = 0, struct_size = 0;
+};
 
 class Loader {
  public:
@@ -44,6 +55,8 @@ class Loader {
   const std::vector<Transport> &transports() const { return transports_; }
   const std::vector<Bootstrap> &bootstraps() const { return bootstraps_; }
   const std::vector<Refused> &refused() const { return refused_; }
+  // Every candidate file of every folder, loaded or not.
+  const std::vector<FileRecord> &files() const { return files_; }
   // The folders scanned, in order (for xshmem-info and diagnostics).
   const std::vector<std::string> &search_path() const { return search_path_; }
   const Transport *find_transport(const std::string &name) const;
@@ -57,6 +70,7 @@ class Loader {
   std::vector<Transport> transports_;
   std::vector<Bootstrap> bootstraps_;
   std::vector<Refused> refused_;
+  std::vector<FileRecord> files_;
 };
 
 }  // namespace xshmem::plugins

@@ -4,6 +4,7 @@
  *   TP_ABI, TP_SIZE              override abi_version / struct_size (broken plugins)
  *   TP_LOAD_FAIL                 load() registers an entry, then fails with XSHMEM_ERR_IO
  *   TP_NO_SYMBOL                 the entry structure is exported under a wrong name
+ *   TP_CAPS                      the transport's caps (default XSHMEM_TRANSPORT_CAP_HOST_HEAP)
  * The good transport registers XSHMEM_UNITTEST_GOOD_KNOB in load() and hands the value it read
  * through the services table back as its init() context, so a test can check the round trip. */
 #include <stdint.h>
@@ -80,11 +81,13 @@ static xshmem_status_t tp_ctx_only(void *ctx) {
 #ifndef TP_SIZE
 #define TP_SIZE sizeof(xshmem_transport_v1_t)
 #endif
+#ifndef TP_CAPS
+#define TP_CAPS XSHMEM_TRANSPORT_CAP_HOST_HEAP
+#endif
 
 TP_EXPORT const xshmem_transport_v1_t TP_SYMBOL = {
-    TP_ABI,     TP_SIZE,     TP_NAME,          XSHMEM_TRANSPORT_CAP_HOST_HEAP,
-    tp_load,    tp_init,     tp_heap_register, tp_can_reach,
-    tp_connect, tp_ctx_only, tp_ctx_only,      NULL /* heap_grow */};
+    TP_ABI,           TP_SIZE,      TP_NAME,    TP_CAPS,     tp_load,     tp_init,
+    tp_heap_register, tp_can_reach, tp_connect, tp_ctx_only, tp_ctx_only, NULL /* heap_grow */};
 
 #else /* bootstrap */
 

@@ -10,6 +10,11 @@ void *driver_proc(const char *) {
   return nullptr;
 }
 
+bool driver_usable(std::string *why) {
+  if (why) *why = "this xshmem was built without CUDA (XSHMEM_ENABLE_CUDA=OFF or no nvcc found)";
+  return false;
+}
+
 Probe probe(int) {
   Probe p;
   p.reason = "this xshmem was built without CUDA (XSHMEM_ENABLE_CUDA=OFF or no nvcc found)";

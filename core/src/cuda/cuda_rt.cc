@@ -228,6 +228,10 @@ bool driver_initialized(std::string *why) {
 
 }  // namespace
 
+bool driver_usable(std::string *why) {
+  return driver_initialized(why);
+}
+
 void *driver_proc(const char *symbol) {
   if (symbol == nullptr || !driver_initialized(nullptr)) return nullptr;
   void *fn = nullptr;

@@ -20,6 +20,9 @@ namespace xshmem::cuda {
 // The driver entry point `symbol` in the ABI of XSHMEM_CUDA_DRIVER_ABI (services table), or
 // nullptr when there is no usable driver.
 void *driver_proc(const char *symbol);
+// Whether the CUDA driver loaded and cuInit succeeded (once per process); when not, `why` (if
+// not null) says why. For xshmem-info's pre-flight checks; driver_proc returns nullptr then.
+bool driver_usable(std::string *why);
 
 // Whether a CUDA device can hold this PE's heap.
 struct Probe {

@@ -45,6 +45,10 @@ typedef enum xshmem_path {
 /* Capabilities (caps field). */
 #define XSHMEM_TRANSPORT_CAP_HOST_HEAP (1u << 0)   /* serves heaps in host memory */
 #define XSHMEM_TRANSPORT_CAP_DEVICE_HEAP (1u << 1) /* serves heaps in GPU memory */
+/* Reaches peers through a network NIC (added in 1.1; older plugins leave it 0). When an allowed
+ * transport has it, init discovers the topology and checks XSHMEM_NICS and XSHMEM_NIC_MAP before
+ * the transports start: a bad value is an init error naming the variable. */
+#define XSHMEM_TRANSPORT_CAP_NIC (1u << 2)
 
 /* Kinds of symmetric heap memory. */
 typedef enum xshmem_mem_kind { XSHMEM_MEM_HOST = 0, XSHMEM_MEM_DEVICE = 1 } xshmem_mem_kind_t;

@@ -1,0 +1,60 @@
+// xshmem-info: what this installation is, which plugins it finds, every variable, and whether
+// the machine is ready for a job. A single process that never joins a job (no bootstrap, no
+// xshmem_init): it reads the core's plugin loader and configuration table directly.
+#ifndef XSHMEM_TOOLS_INFO_H
+#define XSHMEM_TOOLS_INFO_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "topology.h"
+
+namespace xshmem::info {
+
+// One pre-flight check: "pass|fail|skip <name>: <detail>".
+struct Check {
+  std::string status;  // "pass", "fail" or "skip"
+  std::string name;    // "gpu-driver", "gpu-peer-access 0-1", "shm-space", ...
+  std::string detail;  // what was found, or why it was skipped
+};
+
+struct CheckOptions {
+  // Local PEs the /dev/shm check budgets XSHMEM_SYMMETRIC_SIZE for (--local-pes).
+  int local_pes = 1;
+};
+
+// Runs every check, in a fixed order. Never fails itself: a check that cannot run is a skip.
+std::vector<Check> run_checks(const CheckOptions &opts);
+
+// One section of the topology model: its JSON (dumped) and its text rendering.
+struct Section {
+  std::string json;
+  std::string text;
+  bool failed = false;  // a bad NIC setting, or (plan) a pair no transport reaches
+};
+
+// The machines the topology sections describe: this one (or the recorded topology hwloc loads
+// when HWLOC_XMLFILE is set) when `xml` is empty, else one recorded topology per file, one per
+// node. False with *error (one line) when hwloc cannot load one.
+bool load_machines(const std::vector<std::string> &xml, std::vector<topo::Machine> *out,
+                   std::string *error);
+// Summary, NUMA nodes with CPU sets, GPUs, NICs with ports, libfabric domains, the GPU/NIC
+// matrix and the NIC per GPU under XSHMEM_NICS (whose names are checked against each machine).
+Section topology_report(const std::vector<topo::Machine> &machines);
+// The path plan of `per_node` PEs on each of `nodes` nodes under XSHMEM_TRANSPORTS,
+// XSHMEM_REMOTE_TRANSPORT, XSHMEM_NICS, XSHMEM_NIC_MAP and XSHMEM_HEAP=host. Pair rules
+// (XSHMEM_PAIR_TRANSPORTS) are parsed and noted, not modelled: init applies them.
+Section plan_report(const std::vector<topo::Machine> &machines, int per_node, int nodes);
+// Writes the Graphviz picture (with the plan's paths when per_node > 0) to `file` ("-": stdout).
+bool write_dot(const std::vector<topo::Machine> &machines, const std::string &file, int per_node,
+               int nodes, std::string *error);
+// The parse error of XSHMEM_NICS or XSHMEM_NIC_MAP, "" when both are well formed.
+std::string nic_setting_problem();
+
+// "1.0 GiB", "512 MiB", "4096 B".
+std::string human_bytes(uint64_t bytes);
+
+}  // namespace xshmem::info
+
+#endif  // XSHMEM_TOOLS_INFO_H

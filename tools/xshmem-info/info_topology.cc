@@ -1,0 +1,230 @@
+// xshmem-info: the topology, --plan and --dot sections, from the topology model (topology/) and
+// the NIC settings as the core parses them (core/src/nics.h). See info.h.
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "config.h"
+#include "info.h"
+#include "nics.h"
+#include "selection.h"
+
+namespace xshmem::info {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string gib(uint64_t bytes) {
+  char b[32];
+  snprintf(b, sizeof(b), "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+  return b;
+}
+
+std::string ports_text(const topo::Nic &n) {
+  if (n.ports.empty()) return "ports unknown";
+  std::string out;
+  for (const topo::NicPort &p : n.ports) {
+    char b[128];
+    snprintf(b, sizeof(b), "%sport %d %s %s", out.empty() ? "" : ", ", p.num,
+             p.state.empty() ? "?" : p.state.c_str(), topo::link_layer_name(p.link_layer));
+    out += b;
+    if (p.speed_gbps > 0) {
+      snprintf(b, sizeof(b), " %g Gb/s", p.speed_gbps);
+      out += b;
+    }
+  }
+  return out;
+}
+
+// The NIC settings of the environment, checked against machine `m` (names) when given.
+json nic_settings(const nics::Settings *s, const std::string &parse_error, const topo::Machine *m) {
+  json j;
+  j["XSHMEM_NICS"] = config::get_string("XSHMEM_NICS");
+  j["XSHMEM_NIC_MAP"] = config::get_string("XSHMEM_NIC_MAP");
+  std::string error = parse_error;
+  if (error.empty() && s && m) nics::check_names(*s, *m, &error);
+  j["ok"] = error.empty();
+  if (!error.empty()) j["error"] = error;
+  return j;
+}
+
+std::string machine_text(const topo::Machine &m, const nics::Settings &s, bool settings_ok) {
+  std::string out = "topology: " + nics::summary(m) + "\n";
+  for (const topo::NumaNode &n : m.numa)
+    out += "  NUMA " + std::to_string(n.os_index) + ": cpus " + n.cpuset +
+           (n.memory_bytes ? ", " + gib(n.memory_bytes) : "") + "\n";
+  for (const topo::Gpu &g : m.gpus)
+    out += "  GPU" + std::to_string(g.index) + " " + g.bus_id + " " + g.name + " (NUMA " +
+           std::to_string(g.numa_node) + ", cpus " + (g.cpuset.empty() ? "?" : g.cpuset) +
+           (g.cuda_ordinal >= 0 ? ", cuda " + std::to_string(g.cuda_ordinal) : "") + ")\n";
+  for (const topo::Nic &n : m.nics)
+    out += "  NIC" + std::to_string(n.index) + " " + n.name + " " +
+           (n.bus_id.empty() ? "(no PCI)" : n.bus_id) + " (NUMA " + std::to_string(n.numa_node) +
+           "): " + ports_text(n) + "\n";
+  for (const topo::FabricDomain &d : m.domains)
+    out += "  libfabric " + d.provider + " domain " + d.domain +
+           (d.bus_id.empty() ? "" : " (" + d.bus_id + ")") + "\n";
+  out += "\n" + topo::matrix_text(m);
+  if (!m.gpus.empty()) {
+    std::vector<std::string> skipped;
+    const auto choice = topo::nic_per_gpu(m, settings_ok ? s.filter : topo::NicFilter{}, &skipped);
+    out += "\nNIC per GPU" +
+           (!settings_ok || s.nics_text.empty() ? std::string()
+                                                : " (XSHMEM_NICS=\"" + s.nics_text + "\")") +
+           ":\n";
+    for (size_t g = 0; g < choice.size(); ++g)
+      out += "  GPU" + std::to_string(g) + " -> " +
+             (choice[g].nic >= 0
+                  ? m.nics[choice[g].nic].name + " port " + std::to_string(choice[g].port) + " (" +
+                        topo::class_name(choice[g].cls) + ")"
+                  : "none: " + choice[g].reason) +
+             "\n";
+    for (const auto &k : skipped) out += "  skipped: " + k + "\n";
+  }
+  for (const auto &n : m.notes) out += "  note: " + n + "\n";
+  return out;
+}
+
+// The plan's options from the configuration table; *parse_error set when the NIC settings are
+// malformed (they are then left out).
+topo::PlanOptions plan_options(int per_node, int nodes, nics::Settings *s,
+                               std::string *parse_error) {
+  topo::PlanOptions o;
+  o.transports = config::get_string("XSHMEM_TRANSPORTS");
+  o.remote_transport = config::get_string("XSHMEM_REMOTE_TRANSPORT");
+  if (nics::from_config(s, parse_error)) {
+    o.nics = s->nics_text;
+    o.nic_map = nics::pe_map(*s, per_node, nodes);
+    parse_error->clear();
+  }
+  o.host_heap = config::get_enum("XSHMEM_HEAP") == "host";
+  return o;
+}
+
+}  // namespace
+
+bool load_machines(const std::vector<std::string> &xml, std::vector<topo::Machine> *out,
+                   std::string *error) {
+  out->clear();
+  if (xml.empty()) {
+    // This machine, or the recorded one hwloc itself loads when HWLOC_XMLFILE is set.
+    topo::Machine m;
+    if (!topo::discover(topo::DiscoverOptions{}, &m, error)) return false;
+    out->push_back(std::move(m));
+    return true;
+  }
+  for (const std::string &f : xml) {
+    topo::Machine m;
+    if (!topo::load_xml(f, &m, error)) return false;
+    out->push_back(std::move(m));
+  }
+  return true;
+}
+
+Section topology_report(const std::vector<topo::Machine> &machines) {
+  Section r;
+  nics::Settings s;
+  std::string parse_error;
+  const bool parsed = nics::from_config(&s, &parse_error);
+  json j;
+  j["available"] = true;
+  json arr = json::array();
+  for (const topo::Machine &m : machines) {
+    json e = json::parse(topo::to_json(m));
+    e["summary"] = nics::summary(m);
+    json per_gpu = json::array();
+    for (const topo::NicChoice &c : topo::nic_per_gpu(m, parsed ? s.filter : topo::NicFilter{}))
+      per_gpu.push_back({{"nic", c.nic >= 0 ? m.nics[c.nic].name : ""},
+                         {"port", c.port},
+                         {"class", topo::class_name(c.cls)},
+                         {"reason", c.reason}});
+    e["nic_per_gpu"] = per_gpu;
+    e["nic_settings"] = nic_settings(parsed ? &s : nullptr, parse_error, &m);
+    if (!e["nic_settings"]["ok"].get<bool>()) r.failed = true;
+    arr.push_back(e);
+    if (!r.text.empty()) r.text += "\n";
+    r.text += machine_text(m, s, parsed);
+    if (e["nic_settings"].contains("error"))
+      r.text += "  error: " + e["nic_settings"]["error"].get<std::string>() + "\n";
+  }
+  j["machines"] = arr;
+  r.json = j.dump();
+  return r;
+}
+
+Section plan_report(const std::vector<topo::Machine> &machines, int per_node, int nodes) {
+  Section r;
+  nics::Settings s;
+  std::string parse_error;
+  const topo::PlanOptions o = plan_options(per_node, nodes, &s, &parse_error);
+  const bool parsed = parse_error.empty();
+  topo::Plan p = topo::plan(machines, per_node, nodes, o);
+  if (!parsed) p.errors.push_back(parse_error);
+  for (size_t i = 0; parsed && i < machines.size(); ++i) {
+    std::string error;
+    if (!nics::check_names(s, machines[i], &error))
+      p.errors.push_back(machines.size() > 1 ? "node " + std::to_string(i) + ": " + error : error);
+  }
+  // The plan model has no pair rules: they are checked here, and applied by init only.
+  const std::string pair_text = config::get_string("XSHMEM_PAIR_TRANSPORTS");
+  std::string pair_note;
+  if (!pair_text.empty()) {
+    std::vector<select::PairRule> rules;
+    std::string error;
+    if (!select::parse_pair_rules(pair_text, per_node * nodes, &rules, &error))
+      p.errors.push_back("XSHMEM_PAIR_TRANSPORTS=\"" + pair_text + "\": " + error);
+    pair_note = "XSHMEM_PAIR_TRANSPORTS=\"" + pair_text +
+                "\": pair rules are applied at init only; this plan does not show them";
+  }
+  json j = json::parse(topo::plan_json(p));
+  j["origin"] = machines.size() == 1 ? machines[0].origin : "one recorded topology per node";
+  j["options"] = {{"XSHMEM_TRANSPORTS", o.transports},
+                  {"XSHMEM_REMOTE_TRANSPORT", o.remote_transport},
+                  {"XSHMEM_NICS", config::get_string("XSHMEM_NICS")},
+                  {"XSHMEM_NIC_MAP", config::get_string("XSHMEM_NIC_MAP")},
+                  {"XSHMEM_HEAP", config::get_enum("XSHMEM_HEAP")}};
+  if (!pair_note.empty()) j["pair_rules"] = pair_note;
+  r.json = j.dump();
+  r.failed = !p.ok();
+  std::string head;
+  for (size_t i = 0; i < machines.size(); ++i)
+    head += (i ? ", " : "") + (machines[i].host.empty() ? std::string("?") : machines[i].host) +
+            " (" + machines[i].origin + ")";
+  r.text = "plan of " + head + "; predicted by the topology model, decided by init\n" +
+           topo::plan_text(p);
+  if (!pair_note.empty()) r.text += "note: " + pair_note + "\n";
+  return r;
+}
+
+bool write_dot(const std::vector<topo::Machine> &machines, const std::string &file, int per_node,
+               int nodes, std::string *error) {
+  topo::Plan p;
+  const bool with_plan = per_node > 0;
+  if (with_plan) {
+    nics::Settings s;
+    std::string ignored;  // flagged by the topology and plan sections
+    p = topo::plan(machines, per_node, nodes, plan_options(per_node, nodes, &s, &ignored));
+  }
+  const std::string dot = topo::to_dot(machines, with_plan ? &p : nullptr);
+  if (file == "-") {
+    fputs(dot.c_str(), stdout);
+    return true;
+  }
+  std::ofstream f(file);
+  f << dot;
+  f.close();
+  if (!f) {
+    *error = "cannot write " + file;
+    return false;
+  }
+  return true;
+}
+
+std::string nic_setting_problem() {
+  nics::Settings s;
+  std::string error;
+  return nics::from_config(&s, &error) ? "" : error;
+}
+
+}  // namespace xshmem::info

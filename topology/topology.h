@@ -1,0 +1,207 @@
+// xshmem topology: what the machine is (GPUs, NICs, NUMA nodes, links, distances), discovered with
+// hwloc, and which path every PE pair of a job layout would take.
+//
+// Internal C++ header (namespace xshmem::topo), used by libxshmem and the tools; never installed.
+// The model is plain structs without hwloc types, so tests build machines by hand and the tools
+// print them. Discovery links nothing but hwloc: CUDA, NVML, libibverbs and libfabric are loaded
+// with dlopen when present, and only for the live machine (never for a recorded XML topology).
+#ifndef XSHMEM_TOPOLOGY_TOPOLOGY_H
+#define XSHMEM_TOPOLOGY_TOPOLOGY_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace xshmem::topo {
+
+// The PCIe distance between two devices, in nvidia-smi topo -m terms, nearest first.
+enum class PathClass : uint8_t {
+  kSelf,     // X: the same device
+  kPIX,      // both under the same PCIe switch (or root port)
+  kPXB,      // several PCIe bridges, no host bridge crossed
+  kPHB,      // through one PCIe host bridge
+  kNODE,     // different host bridges of one NUMA node
+  kSYS,      // across NUMA nodes (the SMP interconnect)
+  kUnknown,  // one side has no PCI location
+};
+// "X", "PIX", "PXB", "PHB", "NODE", "SYS" or "?".
+const char *class_name(PathClass c);
+
+struct NumaNode {
+  int os_index = -1;
+  std::string cpuset;         // hwloc list syntax, "0-55,112-167"
+  uint64_t memory_bytes = 0;  // local memory, 0 when unknown
+};
+
+struct Package {
+  int os_index = -1;
+  std::string cpuset;
+  std::string model;  // CPUModel, "" when unknown
+};
+
+struct Gpu {
+  int index = -1;           // position in Machine::gpus (PCI bus id order)
+  std::string bus_id;       // "0000:06:00.0", lower case
+  std::string name;         // "NVIDIA H100 80GB HBM3", or "NVIDIA [10de:2330]" from PCI ids alone
+  uint16_t pci_device = 0;  // PCI device id
+  int numa_node = -1;       // os index of the NUMA node it hangs under, -1 when not one node
+  std::string cpuset;       // CPUs near it (its non-I/O ancestor's cpuset)
+  int cuda_ordinal = -1;    // CUDA device ordinal when libcuda loaded and matched it
+  std::string pci_path;  // bridges from the host bridge down, "0000:[00-ff] > 0000:01:00.0 > ..."
+};
+
+enum class LinkLayer : uint8_t { kUnknown, kInfiniBand, kEthernet };
+const char *link_layer_name(LinkLayer l);  // "IB", "Ethernet", "?"
+
+struct NicPort {
+  int num = 0;        // 1-based port number
+  std::string state;  // "ACTIVE", "DOWN", "INIT", "ARMED", ... or "" when unknown
+  LinkLayer link_layer = LinkLayer::kUnknown;
+  double speed_gbps = 0;  // data rate, 0 when unknown
+  bool active() const { return state == "ACTIVE" || state == "ACTIVE_DEFER"; }
+};
+
+struct Nic {
+  int index = -1;      // position in Machine::nics (name order)
+  std::string name;    // verbs device name, "mlx5_0"
+  std::string bus_id;  // "" when hwloc placed it nowhere on PCI
+  int numa_node = -1;
+  std::string cpuset;
+  std::string node_guid;       // "" when unknown
+  std::vector<NicPort> ports;  // empty when nothing told us about ports
+  std::string pci_path;
+  bool mlx5() const { return name.rfind("mlx5_", 0) == 0; }
+};
+
+// One libfabric domain (fi_getinfo), deduplicated by (provider, domain).
+struct FabricDomain {
+  std::string provider;  // "verbs;ofi_rxm", "tcp", "efa", ...
+  std::string domain;    // "mlx5_0", "lo", ...
+  std::string bus_id;    // PCI address of its NIC, "" when it has none
+};
+
+// How two GPUs of one machine reach each other.
+struct GpuLink {
+  int nvlinks = 0;                      // NVLink count (through NVSwitch: the smaller side)
+  bool p2p = false;                     // load/store peer access (NVLink or PCIe P2P)
+  bool atomics = false;                 // native atomics over the peer mapping
+  PathClass pci = PathClass::kUnknown;  // their PCIe distance
+  std::string source;                   // "self", "nvml", "hwloc", "cuda" or "pci" (modelled)
+};
+
+struct Machine {
+  std::string host;    // HostName of the topology
+  std::string origin;  // "live" or the XML file it came from
+  std::vector<NumaNode> numa;
+  std::vector<Package> packages;
+  std::vector<Gpu> gpus;
+  std::vector<Nic> nics;
+  std::vector<FabricDomain> domains;
+  std::vector<std::vector<GpuLink>> gpu_gpu;    // [gpu][gpu]
+  std::vector<std::vector<PathClass>> gpu_nic;  // [gpu][nic]
+  std::vector<std::vector<PathClass>> nic_nic;  // [nic][nic]
+  std::vector<std::string> notes;               // what was probed and what was not, and why
+};
+
+struct DiscoverOptions {
+  std::string xml_path;  // load this recorded topology; "" = live (or hwloc's own HWLOC_XMLFILE)
+  // Live probes; each is skipped for a recorded topology, where it would describe another machine.
+  bool probe_cuda = true;    // libcuda.so.1: CUDA ordinals, P2P access and atomics
+  bool probe_nvml = true;    // libnvidia-ml.so.1: NVLink counts
+  bool probe_verbs = true;   // libibverbs.so.1: port state, link layer, speed
+  bool probe_fabric = true;  // libfabric.so.1: provider domains
+};
+
+// Discovers the machine. Returns false (with *error set, one line) only when hwloc cannot load a
+// topology; a machine without GPUs or NICs is a success with empty lists.
+bool discover(const DiscoverOptions &opts, Machine *out, std::string *error);
+// discover() of a recorded hwloc XML topology, with no live probe.
+bool load_xml(const std::string &path, Machine *out, std::string *error);
+
+// ---- NIC per GPU --------------------------------------------------------------------------------
+
+// A NIC list as NCCL_IB_HCA spells it: "mlx5_0,mlx5_1" allows only those, "^mlx5_2" excludes;
+// "name:port" names one port. Empty = every NIC.
+struct NicFilter {
+  bool exclude = false;
+  std::vector<std::pair<std::string, int>> entries;  // (device, port or 0 = any port)
+  bool allows(const std::string &nic, int port) const;
+};
+NicFilter parse_nic_filter(const std::string &spec);
+
+struct NicChoice {
+  int nic = -1;  // index into Machine::nics, -1 = none usable
+  int port = 0;  // the port used (first active allowed one), 0 = unknown
+  PathClass cls = PathClass::kUnknown;
+  std::string reason;  // "mlx5_0 (PIX)", or why there is none
+};
+
+// For each GPU the nearest usable NIC (PIX < PXB < PHB < NODE < SYS); a tie goes to the NIC that
+// has fewer GPUs so far, then to the lower index, so the result is deterministic. NICs the filter
+// removes, and NICs without an active allowed port (when ports are known), are skipped; `skipped`
+// (optional) gets one line per skipped NIC or port with the reason.
+std::vector<NicChoice> nic_per_gpu(const Machine &m, const NicFilter &filter,
+                                   std::vector<std::string> *skipped = nullptr);
+
+// ---- Path plan ----------------------------------------------------------------------------------
+
+enum class Transport : uint8_t { kNone, kNvlink, kHostshm, kIbgda, kLibfabric };
+const char *transport_name(Transport t);  // "none", "nvlink", "hostshm", "ibgda", "libfabric"
+
+struct PlanOptions {
+  std::string transports;              // XSHMEM_TRANSPORTS: "" = all, "a,b" allows, "^a,b" excludes
+  std::string remote_transport;        // XSHMEM_REMOTE_TRANSPORT: "", "ibgda" or "libfabric"
+  std::string nics;                    // NIC filter, parse_nic_filter syntax
+  std::map<int, std::string> nic_map;  // PE -> NIC name, overrides the nearest-NIC choice
+  bool host_heap = false;              // XSHMEM_HEAP=host: every PE is a CPU PE
+};
+
+struct PePlan {
+  int pe = -1, node = -1, local_rank = -1;
+  int gpu = -1;  // index into its node's Machine::gpus; -1 = CPU PE
+  int nic = -1;  // index into its node's Machine::nics; -1 = none
+  std::string nic_name;
+  std::string nic_reason;  // "nearest: mlx5_0 (PIX)", "mapped by nic_map", why none
+};
+
+struct PairPlan {
+  Transport transport = Transport::kNone;
+  std::string why;  // "nvlink: GPUs 0,1 NV18", "none: ..." with the reason
+};
+
+struct Plan {
+  int pes_per_node = 0, nodes = 0;
+  std::vector<PePlan> pes;
+  std::vector<std::vector<PairPlan>> pairs;  // [from][to]
+  std::vector<std::string> errors;           // bad options, unreachable pairs (one line each)
+  std::vector<std::string> notes;            // skipped NICs and the like
+  bool ok() const { return errors.empty(); }
+};
+
+// The plan for `nodes` nodes of `pes_per_node` PEs each (PE = node * pes_per_node + local rank).
+// `machines` holds one machine per node, or one machine that every node is a copy of. A PE's GPU
+// is local rank mod GPU count (none: CPU PE). Same-node GPU pairs with peer access take nvlink,
+// same-node CPU PEs hostshm (the rules of those plugins' can_reach); other pairs the remote
+// transport (XSHMEM_REMOTE_TRANSPORT, else the first allowed one that can). A requested transport
+// that cannot serve a pair leaves it "none" with the reason: never a silent fallback.
+Plan plan(const std::vector<Machine> &machines, int pes_per_node, int nodes,
+          const PlanOptions &opts);
+
+// ---- Rendering ----------------------------------------------------------------------------------
+
+// A GPU/NIC matrix like nvidia-smi topo -m (NV18, PIX, PXB, PHB, NODE, SYS, X), with CPU and
+// NUMA affinity and a legend.
+std::string matrix_text(const Machine &m);
+// The whole model as JSON text (two-space indent).
+std::string to_json(const Machine &m);
+// The plan: one line per PE, a transport matrix, and the reason of every pair.
+std::string plan_text(const Plan &p);
+std::string plan_json(const Plan &p);
+// Graphviz: NUMA nodes, GPUs, NICs and their links; with a plan, the chosen paths between nodes'
+// PEs too (plan may be null). `machines` as for plan().
+std::string to_dot(const std::vector<Machine> &machines, const Plan *p);
+
+}  // namespace xshmem::topo
+
+#endif  // XSHMEM_TOPOLOGY_TOPOLOGY_H
