@@ -7,7 +7,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-gpu}
 dst=$root/.carry/gpu
 rm -rf "$dst" && mkdir -p "$dst/bin" "$dst/lib/xshmem"
-cp "$build"/bin/{gpu_*,heap_smoke,xshmem-run,xshmem-example-ring,xshmem-perf} "$dst/bin/"
+cp "$build"/bin/{gpu_*,heap_smoke,xshmem-run,xshmem-example-ring,xshmem-perf,xshmem-info} "$dst/bin/"
 cp -a "$build"/lib/libxshmem.so* "$dst/lib/"
 cp "$build"/lib/xshmem/*.so "$dst/lib/xshmem/"
 strip --strip-debug "$dst"/bin/* "$dst"/lib/libxshmem.so.*.*.* "$dst"/lib/xshmem/*.so
