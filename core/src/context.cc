@@ -270,18 +270,16 @@ Status plan_heap(HeapPlan &plan) {
   const std::string want = config::get_enum("XSHMEM_HEAP");
   enum : uint8_t { kHost = 0, kAutoGpu = 1, kAutoNoGpu = 2, kDevice = 3 };
   uint8_t mine = kHost;
-  // auto picks a GPU heap only when an allowed transport can serve one (a job restricted to
-  // hostshm, say, keeps host heaps on a GPU machine).
+  // auto gives GPU heaps when every PE has a usable GPU, whatever the allowed transports: a job
+  // whose transports cannot serve them fails below instead of silently turning a GPU program's
+  // heap into host memory (its kernels would fault). CPU programs on GPU machines say
+  // XSHMEM_HEAP=host.
   bool device_transport = false;
   const config::ListSpec spec = config::get_list_spec("XSHMEM_TRANSPORTS");
   for (auto &t : loader().transports())
     if (spec.selects(t.name) && (t.ops->caps & XSHMEM_TRANSPORT_CAP_DEVICE_HEAP))
       device_transport = true;
-  if (want == "auto" && !device_transport) {
-    plan.gpu.reason = "no allowed transport serves GPU heaps (XSHMEM_TRANSPORTS=\"" +
-                      config::get_string("XSHMEM_TRANSPORTS") + "\")";
-    mine = kAutoNoGpu;
-  } else if (want != "host") {
+  if (want != "host") {
     plan.gpu = cuda::probe(g_rt.job.my_local_pe);
     if (want == "device" && plan.gpu.device < 0) {
       XLOG_ERROR(kSubsys, "XSHMEM_HEAP=device but no CUDA device is usable: %s",
@@ -313,9 +311,19 @@ Status plan_heap(HeapPlan &plan) {
                host_pe, all[host_pe].kind == kHost ? "host" : "auto");
     return XSHMEM_ERR_INVALID;
   }
+  if (plan.device && !device_transport) {
+    std::string loaded;
+    for (auto &t : loader().transports()) loaded += (loaded.empty() ? "" : ", ") + t.name;
+    XLOG_ERROR(kSubsys,
+               "no transport reaches the peers' GPU heaps: every PE has a GPU, so the heap is in "
+               "GPU memory (XSHMEM_HEAP=%s), and no allowed transport serves GPU heaps "
+               "(XSHMEM_TRANSPORTS=\"%s\", loaded: %s); allow one (nvlink), or set "
+               "XSHMEM_HEAP=host for CPU PEs",
+               want.c_str(), config::get_string("XSHMEM_TRANSPORTS").c_str(), loaded.c_str());
+    return XSHMEM_ERR_UNREACHABLE;
+  }
   if (!plan.device && mine == kAutoNoGpu)
-    XLOG_INFO(kSubsys, "%s: using host heap (%s)", device_transport ? "no GPU" : "host transports",
-              plan.gpu.reason.c_str());
+    XLOG_INFO(kSubsys, "no GPU: using host heap (%s)", plan.gpu.reason.c_str());
   else if (!plan.device && mine == kAutoGpu)
     XLOG_INFO(kSubsys, "pe %d has no usable GPU: every PE uses a host heap", host_pe);
   return XSHMEM_SUCCESS;

@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../../plugins/src/loader.h"
 #include "config.h"
 #include "info.h"
 #include "nics.h"
@@ -88,21 +87,6 @@ std::string machine_text(const topo::Machine &m, const nics::Settings &s, bool s
   return out;
 }
 
-// XSHMEM_HEAP=auto as init decides it (context.cc plan_heap): a GPU heap only when an allowed
-// transport serves one. Decided from the transport plugins this installation loads, so only when
-// one of them serves GPU heaps at all (on a build without one, a recorded GPU topology is
-// planned with the modelled transports).
-bool auto_picks_host_heap() {
-  const config::ListSpec spec = config::get_list_spec("XSHMEM_TRANSPORTS");
-  bool any = false;
-  for (const auto &t : core::plugin_loader(true).transports()) {
-    if (!(t.ops->caps & XSHMEM_TRANSPORT_CAP_DEVICE_HEAP)) continue;
-    any = true;
-    if (spec.selects(t.name)) return false;
-  }
-  return any;
-}
-
 // The plan's options from the configuration table; *parse_error set when the NIC settings are
 // malformed (they are then left out).
 topo::PlanOptions plan_options(int per_node, int nodes, nics::Settings *s,
@@ -115,8 +99,7 @@ topo::PlanOptions plan_options(int per_node, int nodes, nics::Settings *s,
     o.nic_map = nics::pe_map(*s, per_node, nodes);
     parse_error->clear();
   }
-  const std::string heap = config::get_enum("XSHMEM_HEAP");
-  o.host_heap = heap == "host" || (heap == "auto" && auto_picks_host_heap());
+  o.host_heap = config::get_enum("XSHMEM_HEAP") == "host";
   return o;
 }
 
