@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../../plugins/src/loader.h"
 #include "config.h"
 #include "info.h"
 #include "nics.h"
@@ -89,10 +90,20 @@ std::string machine_text(const topo::Machine &m, const nics::Settings &s, bool s
 
 // The plan's options from the configuration table; *parse_error set when the NIC settings are
 // malformed (they are then left out).
-topo::PlanOptions plan_options(int per_node, int nodes, nics::Settings *s,
+// For this machine (`live`), the transports are also limited to the plugins this installation
+// loads: the plan of a recorded topology models all four, but here a transport without a plugin
+// cannot be chosen by init.
+topo::PlanOptions plan_options(int per_node, int nodes, bool live, nics::Settings *s,
                                std::string *parse_error) {
   topo::PlanOptions o;
   o.transports = config::get_string("XSHMEM_TRANSPORTS");
+  if (live) {
+    const config::ListSpec spec = config::get_list_spec("XSHMEM_TRANSPORTS");
+    std::string allowed;
+    for (const auto &t : core::plugin_loader(true).transports())
+      if (spec.selects(t.name)) allowed += (allowed.empty() ? "" : ",") + t.name;
+    o.transports = allowed.empty() ? "^hostshm,nvlink,ibgda,libfabric" : allowed;
+  }
   o.remote_transport = config::get_string("XSHMEM_REMOTE_TRANSPORT");
   if (nics::from_config(s, parse_error)) {
     o.nics = s->nics_text;
@@ -158,7 +169,8 @@ Section plan_report(const std::vector<topo::Machine> &machines, int per_node, in
   Section r;
   nics::Settings s;
   std::string parse_error;
-  const topo::PlanOptions o = plan_options(per_node, nodes, &s, &parse_error);
+  const bool live = machines.size() == 1 && machines[0].origin == "live";
+  const topo::PlanOptions o = plan_options(per_node, nodes, live, &s, &parse_error);
   const bool parsed = parse_error.empty();
   topo::Plan p = topo::plan(machines, per_node, nodes, o);
   if (!parsed) p.errors.push_back(parse_error);
@@ -192,8 +204,10 @@ Section plan_report(const std::vector<topo::Machine> &machines, int per_node, in
   for (size_t i = 0; i < machines.size(); ++i)
     head += (i ? ", " : "") + (machines[i].host.empty() ? std::string("?") : machines[i].host) +
             " (" + machines[i].origin + ")";
-  r.text = "plan of " + head + "; predicted by the topology model, decided by init\n" +
-           topo::plan_text(p);
+  r.text =
+      "plan of " + head + "; predicted by the topology model, decided by init" +
+      (live ? " (transports limited to the loaded plugins: " + o.transports + ")" : std::string()) +
+      "\n" + topo::plan_text(p);
   if (!pair_note.empty()) r.text += "note: " + pair_note + "\n";
   return r;
 }
@@ -205,7 +219,8 @@ bool write_dot(const std::vector<topo::Machine> &machines, const std::string &fi
   if (with_plan) {
     nics::Settings s;
     std::string ignored;  // flagged by the topology and plan sections
-    p = topo::plan(machines, per_node, nodes, plan_options(per_node, nodes, &s, &ignored));
+    const bool live = machines.size() == 1 && machines[0].origin == "live";
+    p = topo::plan(machines, per_node, nodes, plan_options(per_node, nodes, live, &s, &ignored));
   }
   const std::string dot = topo::to_dot(machines, with_plan ? &p : nullptr);
   if (file == "-") {
