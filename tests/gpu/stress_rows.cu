@@ -17,10 +17,11 @@
 //   then its own guard pattern), the signal counts and the checksums.
 // STR-03 T/W/B random_ops_vs_model: per epoch, a seeded schedule (the same on every PE) of put /
 //   p / put_nbi / iput / atomic_set / put_signal runs (one writer unit per cell per epoch, fence
-//   or quiet after some) and atomic adds (commutative, every PE adds to every add cell); after the
+//   or quiet after some), get / g runs (cells nobody writes in the epoch, read by one unit and
+//   checked at once) and atomic adds (commutative, every PE adds to every add cell); after the
 //   epoch kernel and a barrier, a check kernel reads a pseudo-random PE's memory with get (unit
 //   form) and g and its own memory directly against the model, and the host compares its own
-//   memory with the host model.
+//   memory with the host model (a mismatch prints seed and epoch).
 // STR-04 T/W/B signal_flood: every unit of every PE sends putmem_signal_nbi ADD (seeded addend)
 //   of its own payload slots into one root PE; the root's waiter kernel (launched after its own
 //   senders) polls the signal up to the exact total (bounded by a 5 s timeout), then checks every
@@ -413,9 +414,11 @@ constexpr int kEpochs = 12;
 constexpr unsigned kRomBlocks = 32, kRomThreads = 128;
 constexpr int kMaxRun = 8;
 
-enum rom_kind : int { kPut, kP, kPutNbi, kIput, kSet, kPutSignal, kAdd, kRomKinds };
+// kGet / kG: a run that nobody writes this epoch, read by its one reader unit with get (unit
+// form) or g and checked against the model at once.
+enum rom_kind : int { kPut, kP, kPutNbi, kIput, kSet, kPutSignal, kGet, kG, kAdd, kRomKinds };
 struct rom_op_t {
-  int target, cell, len, kind, flags;  // flags: 1 fence after, 2 quiet after
+  int target, cell, len, kind, flags;  // flags: 1 fence after, 2 quiet after, 4 nbi put_signal
 };
 __host__ __device__ inline uint64_t rom_val(uint64_t seed, int e, int t, size_t c) {
   return mix(seed, e, t, 0x700000000ull + c);
@@ -442,7 +445,8 @@ __global__ void rom_kernel(rom_t a, scope_t sc, uint64_t seed, int e) {
     const int len = op.len, t = op.target;
     // The values at stride 1 in the unit's scratch (2 kMaxRun words: iput spreads them to
     // stride 2 below).
-    for (int i = static_cast<int>(un.rank); i < len; i += static_cast<int>(un.size)) {
+    for (int i = static_cast<int>(un.rank); i < len && op.kind != kGet && op.kind != kG;
+         i += static_cast<int>(un.size)) {
       const uint64_t v = op.kind == kAdd ? rom_add(seed, e, t, op.cell, xshmem_my_pe())
                                          : rom_val(seed, e, t, op.cell + i);
       vals[i] = v;
@@ -504,12 +508,41 @@ __global__ void rom_kernel(rom_t a, scope_t sc, uint64_t seed, int e) {
             xshmem_putmem_signal(dst, vals, nb, sig, vals[len - 1], XSHMEM_SIGNAL_SET, t);
           }
         } else if (sc == kWarp) {
-          xshmemx_putmem_signal_warp(dst, vals, nb, sig, vals[len - 1], XSHMEM_SIGNAL_SET, t);
+          if (op.flags & 4) {
+            xshmemx_putmem_signal_nbi_warp(dst, vals, nb, sig, vals[len - 1], XSHMEM_SIGNAL_SET, t);
+            xshmem_quiet();
+          } else {
+            xshmemx_putmem_signal_warp(dst, vals, nb, sig, vals[len - 1], XSHMEM_SIGNAL_SET, t);
+          }
+        } else if (op.flags & 4) {
+          xshmemx_putmem_signal_nbi_block(dst, vals, nb, sig, vals[len - 1], XSHMEM_SIGNAL_SET, t);
+          xshmem_quiet();
         } else {
           xshmemx_putmem_signal_block(dst, vals, nb, sig, vals[len - 1], XSHMEM_SIGNAL_SET, t);
         }
         break;
       }
+      case kGet:
+        if (sc == kThread) {
+          xshmem_uint64_get(vals, dst, len, t);
+        } else if (sc == kWarp) {
+          xshmemx_uint64_get_warp(vals, dst, len, t);
+        } else {
+          xshmemx_uint64_get_block(vals, dst, len, t);
+        }
+        group_sync(sc);  // every member reads what the group fetched
+        for (int i = static_cast<int>(un.rank); i < len; i += static_cast<int>(un.size)) {
+          const uint64_t want = a.model[size_t(t) * kCells + op.cell + i];
+          GT_CHECK(vals[i] == want, 300000 + e * 10000LL + op.cell + i, want, vals[i]);
+        }
+        break;
+      case kG:
+        for (int i = static_cast<int>(un.rank); i < len; i += static_cast<int>(un.size)) {
+          const uint64_t v = xshmem_uint64_g(dst + i, t);
+          const uint64_t want = a.model[size_t(t) * kCells + op.cell + i];
+          GT_CHECK(v == want, 400000 + e * 10000LL + op.cell + i, want, v);
+        }
+        break;
       default:  // kAdd: one cell, commutative with every other PE's adds
         if (un.rank == 0) xshmem_uint64_atomic_add(dst, vals[0], t);
         break;
@@ -590,7 +623,8 @@ void random_ops(scope_t sc) {
                           ((h >> 44) % 2 == 0 ? 4 : 0);
         if (writer == me)
           by_unit[(h >> 24) % units].push_back({t, static_cast<int>(c), len, kind, flags});
-        for (int i = 0; i < len; ++i) mt[c + i] = rom_val(seed, e, t, c + i);
+        if (kind != kGet && kind != kG)
+          for (int i = 0; i < len; ++i) mt[c + i] = rom_val(seed, e, t, c + i);
         c += size_t(len);
       }
       for (size_t c = kRunCells; c < kCells; ++c)
@@ -803,9 +837,10 @@ __host__ __device__ inline soak_step_t soak_step(uint64_t seed, int b, int c, in
   const uint64_t h = mix(seed, b, c, 0x505);
   soak_step_t s;
   s.kind = static_cast<int>(h % kSoakKinds);
-  const size_t elems = (h >> 8) % 16 == 0   ? 0
-                       : (h >> 12) % 8 == 0 ? 1 + (h >> 16) % (kSoakCap / 8)
-                                            : 1 + (h >> 16) % 24;
+  // Never 0: a reduction of 0 elements returns without synchronising the team, which would
+  // break the readiness scheme (a member could write into collective c + 2's destination of a
+  // peer that has not checked collective c yet).
+  const size_t elems = (h >> 12) % 8 == 0 ? 1 + (h >> 16) % (kSoakCap / 8) : 1 + (h >> 16) % 24;
   s.nb = elems * 8;
   s.root = static_cast<int>((h >> 40) % uint64_t(size));
   return s;
