@@ -133,16 +133,23 @@ __host__ __device__ inline ham_op_t ham_op(uint64_t seed, int pe, unsigned g, in
   op.j = static_cast<int>((h >> 16) % kRot);
   return op;
 }
-// compare_swap on the one counter: lane 0 of every 8th warp (bounded contention).
+// compare_swap on the one counter: thread 0 of every block (bounded contention: 64 n threads).
 __host__ __device__ inline bool ham_cas_one(unsigned g) {
   return g % 256 == 0;
 }
 
+// Lock-free: a failed compare_swap means another contender's succeeded. Bounded anyway, so a
+// broken compare_swap is a recorded failure (the totals then differ too), not a hang.
 __device__ void cas_increment(uint64_t *word, int pe) {
   uint64_t cur = xshmem_uint64_atomic_fetch(word, pe);
+  const uint64_t t0 = gt::now_ns();
   for (;;) {
     const uint64_t seen = xshmem_uint64_atomic_compare_swap(word, cur, cur + 1, pe);
     if (seen == cur) break;
+    if (gt::now_ns() - t0 > gt::kTimeoutNs) {
+      GT_CHECK(false, -3, cur, seen);
+      break;
+    }
     cur = seen;
   }
 }
