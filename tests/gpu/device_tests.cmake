@@ -2,6 +2,8 @@
 # after its compile-option setup. One program per .cu; each runs under `xshmem-run -n 2`, exits
 # 77 (CTest: skipped) where no GPU is usable, and prints one line per case.
 set(XT_GPU_DEVICE_TESTS rma rma2 amo sig p2p ord coll mem stress team coll_reduce)
+# ---- STR rows in device columns (STR-01..06) ----
+list(APPEND XT_GPU_DEVICE_TESTS stress_rows)
 # ---- collectives: data movement ----
 list(APPEND XT_GPU_DEVICE_TESTS coll_move)
 # ---- end collectives: data movement ----
