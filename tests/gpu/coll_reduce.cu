@@ -133,10 +133,7 @@ __device__ int call(int op, int form, unsigned tid, xshmem_team_t team, double *
   return -2;
 }
 
-struct TeamDesc {
-  xshmem_team_t handle;
-  int start, stride, size, me;  // world PEs start + k * stride; this PE's index
-};
+using TeamDesc = gt::team_desc;
 
 // One block per team (blockIdx.x indexes `teams` and the buffers, `stride_elems` apart).
 template <typename T>
@@ -164,14 +161,7 @@ __global__ void reduce_kernel(const TeamDesc *teams, T *dest, T *source, size_t 
   }
 }
 
-TeamDesc describe(xshmem_team_t h) {
-  TeamDesc t{h, 0, 1, 0, -1};
-  t.size = xshmem_team_n_pes(h);
-  t.me = xshmem_team_my_pe(h);
-  t.start = xshmem_team_translate_pe(h, 0, XSHMEM_TEAM_WORLD);
-  t.stride = t.size > 1 ? xshmem_team_translate_pe(h, 1, XSHMEM_TEAM_WORLD) - t.start : 1;
-  return t;
-}
+using gt::describe;
 
 template <typename T>
 void device_case(TeamDesc *teams, int nteams, void *dest, void *source, size_t n, int op, int form,

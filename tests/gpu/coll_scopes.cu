@@ -41,23 +41,12 @@ constexpr unsigned kThreads = 128;  // every shape has 128 threads
 enum Kind : int { kSync, kBcast, kFcollect, kAlltoall, kReduce, kKinds };
 enum Form : int { kT, kW, kB };
 
-struct TeamDesc {
-  xshmem_team_t handle;
-  int start, stride, size, me;
-  __host__ __device__ int wpe(int j) const { return start + j * stride; }
-};
+using TeamDesc = gt::team_desc;
 struct Bank {
   TeamDesc t[kTeams];
 };
 
-TeamDesc describe(xshmem_team_t h) {
-  TeamDesc t{h, 0, 1, 0, -1};
-  t.size = xshmem_team_n_pes(h);
-  t.me = xshmem_team_my_pe(h);
-  t.start = xshmem_team_translate_pe(h, 0, XSHMEM_TEAM_WORLD);
-  t.stride = t.size > 1 ? xshmem_team_translate_pe(h, 1, XSHMEM_TEAM_WORLD) - t.start : 1;
-  return t;
-}
+using gt::describe;
 
 __host__ __device__ inline uint32_t mix32(uint32_t x) {
   x ^= x >> 16;

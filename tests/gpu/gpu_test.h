@@ -27,6 +27,37 @@
 
 namespace gt {
 
+// A 64-bit hash of up to four words: PE-, index- and iteration-dependent test data and seeded
+// schedules that every PE (and the host model) can replay.
+__host__ __device__ inline uint64_t mix(uint64_t a, uint64_t b = 0, uint64_t c = 0,
+                                        uint64_t d = 0) {
+  uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full ^
+               (c + 0x27D4EB2F165667C5ull) * 0x165667B19E3779F9ull ^
+               (d + 0x85EBCA77C2B2AE63ull) * 0xD6E8FEB86659FD93ull;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x;
+}
+
+// A team as a test sees it, for kernels: world PEs start + k * stride for k < size; `me` is this
+// PE's index (-1 when it is not a member).
+struct team_desc {
+  xshmem_team_t handle;
+  int start, stride, size, me;
+  __host__ __device__ int wpe(int j) const { return start + j * stride; }
+};
+inline team_desc describe(xshmem_team_t h) {
+  team_desc t{h, 0, 1, 0, -1};
+  t.size = xshmem_team_n_pes(h);
+  t.me = xshmem_team_my_pe(h);
+  t.start = xshmem_team_translate_pe(h, 0, XSHMEM_TEAM_WORLD);
+  t.stride = t.size > 1 ? xshmem_team_translate_pe(h, 1, XSHMEM_TEAM_WORLD) - t.start : 1;
+  return t;
+}
+
 struct failure_t {
   unsigned long long count;
   int line;

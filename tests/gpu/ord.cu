@@ -100,18 +100,7 @@ const char *const kScopeName[] = {"T", "W", "B"};
 // four issues.
 constexpr int kThreads = 128;
 
-__host__ __device__ inline uint64_t mix(uint64_t a, uint64_t b = 0, uint64_t c = 0,
-                                        uint64_t d = 0) {
-  uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full ^
-               (c + 0x27D4EB2F165667C5ull) * 0x165667B19E3779F9ull ^
-               (d + 0x85EBCA77C2B2AE63ull) * 0xD6E8FEB86659FD93ull;
-  x ^= x >> 31;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return x;
-}
+using gt::mix;
 
 // Every thread of the block calls these with the same arguments. T: thread 0 alone makes the
 // thread call; W: warp 0 makes the warp call; B: the block call. They end with __syncthreads.

@@ -58,18 +58,7 @@ const char *const kScopeName[] = {"T", "W", "B"};
 
 uint64_t g_seed = 1;
 
-__host__ __device__ inline uint64_t mix(uint64_t a, uint64_t b = 0, uint64_t c = 0,
-                                        uint64_t d = 0) {
-  uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full ^
-               (c + 0x27D4EB2F165667C5ull) * 0x165667B19E3779F9ull ^
-               (d + 0x85EBCA77C2B2AE63ull) * 0xD6E8FEB86659FD93ull;
-  x ^= x >> 31;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return x;
-}
+using gt::mix;
 
 // A unit's index, rank and size in scope sc (T: a thread, W: a warp, B: a block).
 struct unit_t {
@@ -818,22 +807,11 @@ enum soak_kind : int {
   kSoakKinds
 };
 
-struct TeamDesc {
-  xshmem_team_t handle;
-  int start, stride, size, me;
-  __host__ __device__ int wpe(int j) const { return start + j * stride; }
-};
+using TeamDesc = gt::team_desc;
 struct SoakBank {
   TeamDesc t[kBank];
 };
-TeamDesc describe(xshmem_team_t h) {
-  TeamDesc t{h, 0, 1, 0, -1};
-  t.size = xshmem_team_n_pes(h);
-  t.me = xshmem_team_my_pe(h);
-  t.start = xshmem_team_translate_pe(h, 0, XSHMEM_TEAM_WORLD);
-  t.stride = t.size > 1 ? xshmem_team_translate_pe(h, 1, XSHMEM_TEAM_WORLD) - t.start : 1;
-  return t;
-}
+using gt::describe;
 
 struct soak_step_t {
   int kind;
