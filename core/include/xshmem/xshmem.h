@@ -450,15 +450,7 @@ int xshmem_team_create_ctx(xshmem_team_t team, long options, xshmem_ctx_t *ctx);
  * XSHMEM_CTX_PRIVATE one left then stops the job in checked mode (destroy those first). */
 void xshmem_ctx_destroy(xshmem_ctx_t ctx);
 
-#ifndef XSHMEM_DEVICE_API
-/* Stores the team of `ctx` in *team (XSHMEM_TEAM_WORLD for XSHMEM_CTX_DEFAULT and the contexts
- * of xshmem_ctx_create) and returns 0; for XSHMEM_CTX_INVALID, or a handle that is not a live
- * context of this PE, stores XSHMEM_TEAM_INVALID and returns nonzero. */
-int xshmem_ctx_get_team(xshmem_ctx_t ctx, xshmem_team_t *team);
-
-/* RMA, atomics and put-with-signal on a context: the plain calls' semantics, `pe` in the
- * context's team. On XSHMEM_CTX_INVALID (or a destroyed context) they stop the job in checked
- * mode. */
+/* The context RMA declarations of one type (used in both branches below). */
 #define XSHMEM_DECL_CTX_RMA(T, N)                                                                 \
   void xshmem_ctx_##N##_put(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe);   \
   void xshmem_ctx_##N##_get(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe);   \
@@ -476,8 +468,17 @@ int xshmem_ctx_get_team(xshmem_ctx_t ctx, xshmem_team_t *team);
                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);      \
   void xshmem_ctx_##N##_put_signal_nbi(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, \
                                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+#ifndef XSHMEM_DEVICE_API
+/* Stores the team of `ctx` in *team (XSHMEM_TEAM_WORLD for XSHMEM_CTX_DEFAULT and the contexts
+ * of xshmem_ctx_create) and returns 0; for XSHMEM_CTX_INVALID, or a handle that is not a live
+ * context of this PE, stores XSHMEM_TEAM_INVALID and returns nonzero. */
+int xshmem_ctx_get_team(xshmem_ctx_t ctx, xshmem_team_t *team);
+
+/* RMA, atomics and put-with-signal on a context: the plain calls' semantics, `pe` in the
+ * context's team. On XSHMEM_CTX_INVALID (or a destroyed context) they stop the job in checked
+ * mode. */
 XSHMEM_RMA_TYPES(XSHMEM_DECL_CTX_RMA)
-#undef XSHMEM_DECL_CTX_RMA
 
 #define XSHMEM_DECL_CTX_SIZED(BITS, T)                                                             \
   void xshmem_ctx_put##BITS(xshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,       \
@@ -559,26 +560,9 @@ void xshmem_ctx_pe_quiet(xshmem_ctx_t ctx, const int *target_pes, int npes);
 void xshmem_pe_quiet(const int *target_pes, int npes);
 #else
 /* Host only (no long double in device code). */
-#define XSHMEM_DECL_CTX_RMA_LD(T, N)                                                              \
-  void xshmem_ctx_##N##_put(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe);   \
-  void xshmem_ctx_##N##_get(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe);   \
-  void xshmem_ctx_##N##_put_nbi(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,        \
-                                int pe);                                                          \
-  void xshmem_ctx_##N##_get_nbi(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,        \
-                                int pe);                                                          \
-  void xshmem_ctx_##N##_p(xshmem_ctx_t ctx, T *dest, T value, int pe);                            \
-  T xshmem_ctx_##N##_g(xshmem_ctx_t ctx, const T *source, int pe);                                \
-  void xshmem_ctx_##N##_iput(xshmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,           \
-                             ptrdiff_t sst, size_t nelems, int pe);                               \
-  void xshmem_ctx_##N##_iget(xshmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,           \
-                             ptrdiff_t sst, size_t nelems, int pe);                               \
-  void xshmem_ctx_##N##_put_signal(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,     \
-                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);      \
-  void xshmem_ctx_##N##_put_signal_nbi(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, \
-                                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
-XSHMEM_DECL_CTX_RMA_LD(long double, longdouble)
-#undef XSHMEM_DECL_CTX_RMA_LD
+XSHMEM_DECL_CTX_RMA(long double, longdouble)
 #endif /* XSHMEM_DEVICE_API */
+#undef XSHMEM_DECL_CTX_RMA
 /* ---- Contexts (end) ------------------------------------------------------------------------ */
 
 #ifdef __cplusplus
