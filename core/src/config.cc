@@ -71,6 +71,10 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
      "besides XSHMEM_CTX_DEFAULT; a creation beyond it returns nonzero and XSHMEM_CTX_INVALID."},
     {"XSHMEM_INIT_TIMEOUT", XSHMEM_CONFIG_DURATION, "60s", nullptr,
      "Longest time xshmem_init waits for the other PEs of the job before failing."},
+    {"XSHMEM_LIVENESS_TIMEOUT", XSHMEM_CONFIG_DURATION, "60s", nullptr,
+     "A PE from which the bootstrap's control thread hears nothing (no message, no heartbeat) "
+     "for this long is declared frozen and the job stops naming it; 0 turns the check off (for "
+     "debuggers)."},
     {"XSHMEM_CUDA_DEVICE", XSHMEM_CONFIG_INT, "-1", nullptr,
      "CUDA device (ordinal among the visible devices) that holds this PE's GPU heap; -1 picks "
      "the PE's rank on its host modulo the number of visible devices."},

@@ -733,8 +733,9 @@ Status republish_state() {
 
 namespace {
 
-// Undoes whatever init step had completed (also used on a failed init).
-void teardown() {
+// Undoes whatever init step had completed (also used on a failed init). Returns the bootstrap's
+// finalize status: a failed one means the job did not end together.
+[[nodiscard]] Status teardown() {
   stop_transports();
   reset_device_state_sinks();
   cuda::close();  // internal stream, device state
@@ -744,8 +745,9 @@ void teardown() {
   g_rt.peer_transport.clear();
   g_rt.heap.release();
   g_rt.alloc.reset(0);
+  Status boot_st = XSHMEM_SUCCESS;
   if (g_rt.boot) {
-    (void)g_rt.boot->ops->finalize(g_rt.boot_ctx);
+    boot_st = g_rt.boot->ops->finalize(g_rt.boot_ctx);
     g_rt.boot = nullptr;
     g_rt.boot_ctx = nullptr;
   }
@@ -754,6 +756,7 @@ void teardown() {
   g_rt.host_id.clear();
   g_rt.local_rank.clear();
   log::set_pe(-1);
+  return boot_st;
 }
 
 int init_impl(const xshmem_bootstrap_args_v1_t &args) {
@@ -780,7 +783,7 @@ int init_impl(const xshmem_bootstrap_args_v1_t &args) {
       snprintf(msg, sizeof(msg), "xshmem_init failed on pe %d: %s", g_rt.job.my_pe, st.str());
       fatal(1, kSubsys, msg);
     }
-    teardown();
+    (void)teardown();
     return st.code();
   }
   g_rt.init_count = 1;
@@ -961,7 +964,17 @@ void xshmem_finalize(void) {
   check_init("xshmem_finalize");  // under the lock: a finalize racing on another thread counts
   xshmem_barrier_all();  // a non-last finalize acts as a barrier (1.6); the last one starts so
   if (--g_rt.init_count > 0) return;
-  teardown();
+  const int pe = g_rt.job.my_pe;
+  if (Status st = teardown(); !st.ok()) {
+    // The job did not end together (a peer never finalized, or is gone): a failure, not exit 0.
+    fprintf(stderr,
+            "xshmem: xshmem_finalize: the bootstrap's finalize failed on pe %d (%s); the job did "
+            "not end cleanly, exiting with status 1\n",
+            pe, st.str());
+    fflush(stdout);
+    fflush(stderr);
+    _exit(1);
+  }
   xlog::shutdown();
 }
 
