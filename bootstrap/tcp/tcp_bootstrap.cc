@@ -12,6 +12,7 @@
 // its listener after finalize, so a later init of the same job meets on the same address.
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
@@ -20,6 +21,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cctype>
@@ -36,6 +38,7 @@
 #include <xshmem/plugin/bootstrap_v1.h>
 
 #include "tcp_net.h"
+#include "tcp_wire.h"
 
 namespace xshmem::bootstrap_tcp {
 namespace {
@@ -49,6 +52,9 @@ constexpr const char *kEnvToken = "XSHMEM_BOOTSTRAP_TCP_TOKEN";
 constexpr const char *kEnvListenFd = "XSHMEM_BOOTSTRAP_TCP_LISTEN_FD";
 constexpr const char *kEnvAddr = "XSHMEM_BOOTSTRAP_TCP_ADDR";
 constexpr const char *kEnvTimeout = "XSHMEM_BOOTSTRAP_TCP_TIMEOUT";
+// A core variable (core/src/config.cc), read through the services table: the bound on a peer's
+// silence after which the control thread declares it frozen; 0 turns the check off.
+constexpr const char *kEnvLiveness = "XSHMEM_LIVENESS_TIMEOUT";
 
 const xshmem_config_entry_v1_t kConfig[] = {
     {kEnvRank, XSHMEM_CONFIG_INT, "-1", nullptr,
@@ -65,7 +71,8 @@ const xshmem_config_entry_v1_t kConfig[] = {
     {kEnvAddr, XSHMEM_CONFIG_STRING, "127.0.0.1", nullptr,
      "IPv4 address rank 0 listens on for jobs started with a unique id"},
     {kEnvTimeout, XSHMEM_CONFIG_DURATION, "30s", nullptr,
-     "deadline of every connect, accept, send and receive step; raise it for slow starts"},
+     "deadline of every connect, accept, send and receive step, and of finalize (a pe that "
+     "never reaches finalize within it fails the job); raise it for slow starts; must be > 0"},
 };
 
 const xshmem_core_services_v1_t *g_svc = nullptr;
@@ -79,12 +86,7 @@ const xshmem_core_services_v1_t *g_svc = nullptr;
 #define TLOG_WARN(...) TLOG(XSHMEM_LOG_WARN, __VA_ARGS__)
 #define TLOG_DEBUG(...) TLOG(XSHMEM_LOG_DEBUG, __VA_ARGS__)
 
-// ---- Wire format --------------------------------------------------------------------------------
-
-constexpr uint32_t kFrameMagic = 0x58534254;  // "XSBT"
-constexpr uint64_t kMaxFrame = uint64_t(1) << 36;
-enum FrameType : uint16_t { kHello = 1, kWelcome, kReject, kData, kAbort, kBye };
-enum Op : uint16_t { kNoOp = 0, kAllgather, kAlltoall, kBcast, kBarrier };
+// ---- Wire format (tcp_wire.h) ---------------------------------------------------------------
 
 const char *op_name(uint16_t op) {
   switch (op) {
@@ -100,35 +102,6 @@ const char *op_name(uint16_t op) {
       return "?";
   }
 }
-
-// Both ends run on the same host or the same architecture (little-endian x86-64/aarch64), so
-// the header is sent as is.
-struct Frame {
-  uint32_t magic = kFrameMagic;
-  uint16_t type = 0;
-  uint16_t op = kNoOp;
-  int32_t origin = -1;  // hello: sender's rank; abort: the rank that asked for it
-  int32_t arg = 0;      // hello: job size; abort: exit code
-  uint64_t seq = 0;     // data: collective number
-  uint64_t len = 0;     // payload bytes that follow
-};
-static_assert(sizeof(Frame) == 32);
-
-// The unique id: 128 bytes, the rest zero.
-constexpr uint32_t kUidMagic = 0x58535455;  // "XSTU"
-constexpr uint16_t kUidVersion = 1;
-constexpr size_t kTokenBytes = 16;
-struct UniqueId {
-  uint32_t magic;
-  uint16_t version;
-  uint16_t reserved;
-  uint32_t ipv4;  // network order
-  uint16_t port;  // network order
-  uint16_t pad;
-  uint8_t token[kTokenBytes];
-  uint8_t unused[XSHMEM_UNIQUEID_BYTES - 32];
-};
-static_assert(sizeof(UniqueId) == XSHMEM_UNIQUEID_BYTES);
 
 // Rank 0's listener, kept by the process between inits. get_uniqueid puts the one it made here for
 // the rank-0 init that follows; that init, and every launcher-started one, puts the listener back
@@ -181,6 +154,11 @@ int adopt_env_listen_fd() {
   return static_cast<int>(g_svc->config_get_int(kEnvListenFd));
 }
 
+std::string cfg_string(const char *name) {
+  const char *v = g_svc->config_get_string(name);
+  return v ? v : "";
+}
+
 // Set once the process has started to abort: later connection losses are expected.
 std::atomic<bool> g_aborting{false};
 std::atomic<int> g_abort_code{1};
@@ -191,11 +169,19 @@ std::atomic<int> g_abort_code{1};
 
 // ---- State --------------------------------------------------------------------------------------
 
+// Monotonic milliseconds, for the liveness bookkeeping.
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+
 struct Conn {
   int fd = -1;
   int peer = -1;
-  std::mutex send_mu;               // one frame at a time on the wire
-  std::atomic<bool> closed{false};  // EOF seen after BYE (receiver thread stops polling it)
+  std::mutex send_mu;                    // one frame at a time on the wire
+  std::atomic<bool> closed{false};       // EOF seen after BYE (receiver thread stops polling it)
+  std::atomic<int64_t> last_send_ms{0};  // when a frame last went out (any thread)
+  int64_t last_recv_ms = 0;  // when a frame last came in (the receiver thread, or the accept loop)
 
   Conn() = default;
   Conn(const Conn &) = delete;
@@ -214,6 +200,7 @@ struct Msg {
 struct Ctx {
   int rank = 0, size = 1;
   int64_t timeout_ms = 30000;
+  int64_t live_ms = 0;  // XSHMEM_LIVENESS_TIMEOUT; 0: no liveness check
   std::string token, root_desc;
   std::vector<std::unique_ptr<Conn>> conns;  // by peer rank; non-root ranks use conns[0] only
   int wake_fd = -1;
@@ -267,10 +254,13 @@ IoResult send_frame(Conn &c, Frame h, const void *payload, Deadline deadline) {
     char buf[sizeof(Frame) + 4096];
     memcpy(buf, &h, sizeof(h));
     memcpy(buf + sizeof(h), payload, h.len);
-    return send_all(c.fd, buf, sizeof(h) + h.len, deadline);
+    IoResult r = send_all(c.fd, buf, sizeof(h) + h.len, deadline);
+    c.last_send_ms = now_ms();
+    return r;
   }
   IoResult r = send_all(c.fd, &h, sizeof(h), deadline);
   if (r.ok() && h.len > 0) r = send_all(c.fd, payload, h.len, deadline);
+  c.last_send_ms = now_ms();
   return r;
 }
 
@@ -388,8 +378,9 @@ void read_frame(Ctx &ctx, Conn &c) {
     peer_lost(ctx, c, "receiving a frame header: " + r.str());
     return;
   }
-  if (h.magic != kFrameMagic || h.len > kMaxFrame) {
-    peer_lost(ctx, c, "protocol error: bad frame header");
+  c.last_recv_ms = now_ms();
+  if (std::string why = parse_header(&h, sizeof(h), &h); !why.empty()) {
+    peer_lost(ctx, c, "protocol error: " + why);
     return;
   }
   std::vector<uint8_t> data(h.len);
@@ -402,8 +393,11 @@ void read_frame(Ctx &ctx, Conn &c) {
                     std::to_string(ctx.timeout_s()) + " s");
       return;
     }
+    c.last_recv_ms = now_ms();
   }
   switch (h.type) {
+    case kPing:
+      return;  // only its arrival counts
     case kData: {
       std::lock_guard lock(ctx.mu);
       ctx.inbox[c.peer].push_back(Msg{h.op, h.seq, std::move(data)});
@@ -424,6 +418,61 @@ void read_frame(Ctx &ctx, Conn &c) {
   }
 }
 
+// Liveness: every `bound / 5` a connection on which this process sent nothing gets a PING;
+// a peer from which nothing (data, PING, anything) arrived for `bound` is declared frozen: a
+// stopped process (SIGSTOP, a debugger) keeps its sockets open, so only its silence shows it.
+int64_t heartbeat_ms(const Ctx &ctx) {
+  return std::max<int64_t>(ctx.live_ms / 5, 50);
+}
+
+// Sends a PING on `c` unless something else went out recently or a collective holds the socket
+// (its data is as good as a PING).
+void maybe_ping(Ctx &ctx, Conn &c, int64_t now) {
+  if (now - c.last_send_ms.load() < heartbeat_ms(ctx)) return;
+  std::unique_lock lock(c.send_mu, std::try_to_lock);
+  if (!lock.owns_lock()) return;
+  Frame h;
+  h.type = kPing;
+  h.origin = ctx.rank;
+  // 32 bytes into a send buffer that holds megabytes: this only blocks if the peer stopped
+  // reading long ago, which the peer's own silence reports.
+  send_all(c.fd, &h, sizeof(h), Clock::now() + std::chrono::milliseconds(heartbeat_ms(ctx)));
+  c.last_send_ms = now_ms();
+}
+
+std::string duration_str(int64_t ms) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%.1f s", ms / 1000.0);
+  return buf;
+}
+
+// A peer was silent for the liveness bound: the job stops, naming it.
+[[noreturn]] void peer_frozen(Ctx &ctx, const Conn &c, int64_t silent_ms) {
+  std::string cfg = std::string(kEnvLiveness) + "=" + cfg_string(kEnvLiveness);
+  if (ctx.rank == 0) {
+    std::string reason = "pe 0 heard nothing from pe " + std::to_string(c.peer) + " for " +
+                         duration_str(silent_ms) + " (" + cfg +
+                         "): it is stopped (SIGSTOP, a debugger), frozen or starved of CPU; set " +
+                         kEnvLiveness + "=0 while debugging";
+    start_abort(&ctx, 1, reason + "; aborting the job", 0, reason);
+  }
+  if (g_aborting.exchange(true)) park_forever();
+  TLOG_ERROR(
+      "pe %d: heard nothing from pe 0 at %s for %s (%s): pe 0 is stopped (SIGSTOP, a debugger), "
+      "frozen or starved of CPU; exiting (set %s=0 while debugging)",
+      ctx.rank, ctx.root_desc.c_str(), duration_str(silent_ms).c_str(), cfg.c_str(), kEnvLiveness);
+  _exit(1);
+}
+
+void check_liveness(Ctx &ctx) {
+  int64_t now = now_ms();
+  for (auto &c : ctx.conns) {
+    if (!c || c->closed) continue;
+    if (now - c->last_recv_ms >= ctx.live_ms) peer_frozen(ctx, *c, now - c->last_recv_ms);
+    maybe_ping(ctx, *c, now);
+  }
+}
+
 void receiver_main(Ctx *ctx) {
   std::vector<pollfd> pfds;
   std::vector<Conn *> who;
@@ -435,7 +484,8 @@ void receiver_main(Ctx *ctx) {
       pfds.push_back({c->fd, POLLIN, 0});
       who.push_back(c.get());
     }
-    int n = poll(pfds.data(), pfds.size(), -1);
+    int wait = ctx->live_ms > 0 ? static_cast<int>(heartbeat_ms(*ctx) / 2) : -1;
+    int n = poll(pfds.data(), pfds.size(), wait);
     if (n < 0) {
       if (errno == EINTR) continue;
       TLOG_ERROR("pe %d: receiver poll failed: %s", ctx->rank, strerror(errno));
@@ -444,6 +494,7 @@ void receiver_main(Ctx *ctx) {
     if (pfds[0].revents) return;  // finalize
     for (size_t i = 1; i < pfds.size(); ++i)
       if (pfds[i].revents) read_frame(*ctx, *who[i]);
+    if (ctx->live_ms > 0) check_liveness(*ctx);
   }
 }
 
@@ -595,11 +646,6 @@ xshmem_status_t barrier(Ctx &ctx) {
 
 // ---- Joining the job ----------------------------------------------------------------------------
 
-std::string cfg_string(const char *name) {
-  const char *v = g_svc->config_get_string(name);
-  return v ? v : "";
-}
-
 bool valid_token(const std::string &t) {
   if (t.empty() || t.size() > 256) return false;
   for (char ch : t)
@@ -618,124 +664,288 @@ void send_reject(int fd, const std::string &why, Deadline deadline) {
   c.fd = -1;  // the caller closes it
 }
 
+// ---- Rank 0's accept phase ----------------------------------------------------------------------
+//
+// One poll loop over the listener and every connection that has not yet presented a valid hello,
+// so a connection that sends nothing (or half a header) cannot hold up the real ranks: each has a
+// short hello deadline, the number waiting is capped (the oldest goes first), and an fd shortage
+// pauses accepting briefly instead of failing. Everything turned away is counted and reported in
+// one line per init.
+
+// Seconds a connection may take to present its hello (a real rank sends it right after connect).
+constexpr int64_t kHelloMs = 2000;
+// Unauthenticated connections held at once; beyond it the oldest is dropped.
+constexpr size_t kMaxPending = 64;
+// Connections accepted per wake-up before the waiting ones are served again.
+constexpr int kAcceptBatch = 64;
+
+struct Pending {
+  int fd = -1;
+  sockaddr_in from{};
+  Deadline until{};
+  size_t got = 0;
+  Frame h{};
+  uint8_t buf[sizeof(Frame) + kMaxTokenLen];
+};
+
+// What the accept loop turned away.
+struct Strangers {
+  int closed = 0;    // closed before a complete hello
+  int idle = 0;      // sent nothing within the hello deadline
+  int partial = 0;   // sent part of a hello, then nothing
+  int bad = 0;       // sent something that is not an xshmem hello
+  int refused = 0;   // a hello of another job (token, rank, size) or a duplicate rank
+  int evicted = 0;   // dropped to stay within kMaxPending or the fd limit
+  int left = 0;      // still without a hello when every pe had joined (or init failed)
+  int fd_limit = 0;  // accept failed for lack of descriptors (EMFILE, ENFILE, ...)
+  std::string first_refusal;
+
+  int total() const { return closed + idle + partial + bad + refused + evicted + left; }
+  std::string str(double hello_s) const {
+    std::string s;
+    auto add = [&](int n, const std::string &what) {
+      if (n) s += (s.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+    };
+    char secs[32];
+    snprintf(secs, sizeof(secs), "%.1f s", hello_s);
+    add(closed, "closed before a hello");
+    add(idle, std::string("sent nothing within ") + secs);
+    add(partial, std::string("sent an incomplete hello within ") + secs);
+    add(bad, "sent no xshmem hello");
+    add(refused, "refused (first: " + first_refusal + ")");
+    add(evicted, "dropped to stay under " + std::to_string(kMaxPending) + " waiting");
+    add(left, "still without a hello when init ended");
+    add(fd_limit, "accept failures for lack of file descriptors");
+    return s;
+  }
+};
+
 // Rank 0: accepts size-1 hellos on `lfd`.
 xshmem_status_t accept_all(Ctx &ctx, int lfd) {
   auto start = Clock::now();
   auto deadline = ctx.deadline();
+  const int64_t hello_ms = std::min<int64_t>(kHelloMs, ctx.timeout_ms);
+  std::vector<Pending> pending;  // oldest first
+  Strangers st;
+  std::vector<char> in(ctx.size, 0);
   int connected = 0;
+  Deadline paused_until{};
+
+  auto drop = [&](Pending &p, int &counter) {
+    close(p.fd);
+    p.fd = -1;
+    ++counter;
+  };
+  auto compact = [&] {
+    pending.erase(std::remove_if(pending.begin(), pending.end(), [](auto &p) { return p.fd < 0; }),
+                  pending.end());
+  };
+  auto welcome = [&](Pending &p) {
+    auto c = std::make_unique<Conn>();
+    c->fd = p.fd;
+    c->peer = p.h.origin;
+    p.fd = -1;
+    Frame w;
+    w.type = kWelcome;
+    w.origin = 0;
+    std::string from = addr_str(p.from);
+    IoResult r = send_frame(*c, w, nullptr,
+                            std::min(deadline, Clock::now() + std::chrono::milliseconds(hello_ms)));
+    if (!r.ok()) {
+      TLOG_WARN("pe 0: welcoming pe %d from %s failed: %s", c->peer, from.c_str(), r.str().c_str());
+      return;  // ~Conn closes it; the rank retries
+    }
+    TLOG_DEBUG("pe 0: pe %d connected from %s", c->peer, from.c_str());
+    c->last_recv_ms = now_ms();
+    in[c->peer] = 1;
+    ctx.conns[c->peer] = std::move(c);
+    ++connected;
+  };
+  // Reads what `p` has sent so far; settles it once its hello is complete or wrong.
+  auto serve = [&](Pending &p) {
+    while (p.fd >= 0) {
+      size_t need = p.got < sizeof(Frame) ? sizeof(Frame) : sizeof(Frame) + p.h.len;
+      ssize_t n = recv(p.fd, p.buf + p.got, need - p.got, 0);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        drop(p, st.closed);
+        return;
+      }
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return;  // more later
+      }
+      p.got += static_cast<size_t>(n);
+      if (p.got == sizeof(Frame)) {
+        if (!parse_hello_header(p.buf, p.got, &p.h).empty()) drop(p, st.bad);
+        continue;
+      }
+      if (p.got < sizeof(Frame) + p.h.len) continue;
+      std::string why =
+          check_hello(p.h, p.buf + sizeof(Frame), p.h.len, ctx.token, ctx.size, in.data());
+      if (why.empty()) {
+        welcome(p);
+        return;
+      }
+      if (st.first_refusal.empty())
+        st.first_refusal =
+            why + ", from " + addr_str(p.from) + " claiming rank " + std::to_string(p.h.origin);
+      // Tell it why (a misconfigured rank logs the reason), without waiting for it to read.
+      send_reject(p.fd, why, Clock::now());
+      drop(p, st.refused);
+    }
+  };
+  // The summary line (only when something was turned away).
+  auto report = [&] {
+    if (st.total() + st.fd_limit > 0)
+      TLOG_WARN(
+          "pe 0: turned away %d connections on %s in %.1f s of init that were not pes of this "
+          "job: %s; they come from another job, a stale launch or a port scan",
+          st.total(), ctx.root_desc.c_str(), seconds_since(start),
+          st.str(hello_ms / 1000.0).c_str());
+  };
+
+  std::vector<pollfd> pfds;
   while (connected < ctx.size - 1) {
-    sockaddr_in peer{};
-    IoResult r;
-    int fd = accept_until(lfd, deadline, &r, &peer);
-    if (fd < 0) {
+    auto now = Clock::now();
+    if (now >= deadline) {
+      for (auto &p : pending) drop(p, st.left);
+      report();
       std::string missing;
       for (int k = 1; k < ctx.size; ++k)
         if (!ctx.conns[k]) missing += (missing.empty() ? "" : ",") + std::to_string(k);
       TLOG_ERROR(
-          "pe 0: accept on %s %s after %.1f s with %d of %d pes connected (missing: %s); check "
-          "that every pe started and uses the same root address and token",
-          ctx.root_desc.c_str(), r.str().c_str(), seconds_since(start), connected + 1, ctx.size,
-          missing.c_str());
-      return io_status(r);
+          "pe 0: accept on %s timed out after %.1f s with %d of %d pes connected (missing: %s); "
+          "check that every pe started and uses the same root address and token",
+          ctx.root_desc.c_str(), seconds_since(start), connected + 1, ctx.size, missing.c_str());
+      return XSHMEM_ERR_TIMEOUT;
     }
-    std::string from = addr_str(peer);
-    Frame h;
-    r = recv_all(fd, &h, sizeof(h), deadline);
-    std::string token;
-    if (r.ok() && h.magic == kFrameMagic && h.type == kHello && h.len <= 256) {
-      token.resize(h.len);
-      r = recv_all(fd, token.data(), h.len, deadline);
-    } else if (r.ok()) {
-      r = {Io::kError, EPROTO};
+    Deadline wake = deadline;
+    for (auto &p : pending) {
+      if (now >= p.until)
+        drop(p, p.got ? st.partial : st.idle);
+      else
+        wake = std::min(wake, p.until);
     }
-    if (!r.ok()) {
-      TLOG_WARN("pe 0: dropped a connection from %s: no valid hello after %.1f s (%s)",
-                from.c_str(), seconds_since(start), r.str().c_str());
-      close(fd);
-      continue;
+    compact();
+    // Ranks already in hear from rank 0 while it waits for the others (their liveness check).
+    if (ctx.live_ms > 0) {
+      for (auto &c : ctx.conns)
+        if (c) maybe_ping(ctx, *c, now_ms());
+      wake = std::min(wake, now + std::chrono::milliseconds(heartbeat_ms(ctx)));
     }
-    std::string why;
-    if (token != ctx.token)
-      why = "wrong job token";
-    else if (h.origin < 1 || h.origin >= ctx.size)
-      why = "rank " + std::to_string(h.origin) + " is out of range [1, " +
-            std::to_string(ctx.size) + ")";
-    else if (h.arg != ctx.size)
-      why = "job size " + std::to_string(h.arg) + " differs from rank 0's " +
-            std::to_string(ctx.size);
-    else if (ctx.conns[h.origin])
-      why = "rank " + std::to_string(h.origin) + " is already connected";
-    if (!why.empty()) {
-      TLOG_WARN(
-          "pe 0: refused a connection from %s claiming rank %d: %s (it belongs to another "
-          "job or was started with stale settings)",
-          from.c_str(), h.origin, why.c_str());
-      send_reject(fd, why, Clock::now() + std::chrono::milliseconds(1000));
-      close(fd);
-      continue;
+    const bool accepting = now >= paused_until;
+    if (!accepting) wake = std::min(wake, paused_until);
+    pfds.clear();
+    pfds.push_back({accepting ? lfd : -1, POLLIN, 0});
+    for (auto &p : pending) pfds.push_back({p.fd, POLLIN, 0});
+    int n = poll(pfds.data(), pfds.size(), ms_left(wake));
+    if (n < 0 && errno != EINTR) {
+      TLOG_ERROR("pe 0: poll on the listener %s failed: %s", ctx.root_desc.c_str(),
+                 strerror(errno));
+      report();
+      return XSHMEM_ERR_IO;
     }
-    auto c = std::make_unique<Conn>();
-    c->fd = fd;
-    c->peer = h.origin;
-    Frame w;
-    w.type = kWelcome;
-    w.origin = 0;
-    r = send_frame(*c, w, nullptr, deadline);
-    if (!r.ok()) {
-      TLOG_WARN("pe 0: welcoming pe %d from %s failed: %s", h.origin, from.c_str(),
-                r.str().c_str());
-      continue;  // ~Conn closes it
+    if (n <= 0) continue;
+    // Serve the waiting ones first (their hellos may complete), then accept more.
+    for (size_t i = 1; i < pfds.size(); ++i)
+      if (pfds[i].revents) serve(pending[i - 1]);
+    compact();
+    if (!pfds[0].revents) continue;
+    for (int k = 0; k < kAcceptBatch && connected < ctx.size - 1; ++k) {
+      Pending p;
+      socklen_t alen = sizeof(p.from);
+      p.fd =
+          accept4(lfd, reinterpret_cast<sockaddr *>(&p.from), &alen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (p.fd < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+          ++st.fd_limit;
+          if (!pending.empty()) {
+            drop(pending.front(), st.evicted);
+            compact();
+          } else {
+            paused_until = Clock::now() + std::chrono::milliseconds(50);
+          }
+          break;
+        }
+        TLOG_ERROR("pe 0: accept on %s failed: %s", ctx.root_desc.c_str(), strerror(errno));
+        report();
+        return XSHMEM_ERR_IO;
+      }
+      int one = 1;
+      setsockopt(p.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      if (pending.size() >= kMaxPending) {
+        drop(pending.front(), st.evicted);
+        compact();
+      }
+      p.until = Clock::now() + std::chrono::milliseconds(hello_ms);
+      pending.push_back(p);
+      serve(pending.back());  // a real rank's hello is usually there already
+      compact();
     }
-    TLOG_DEBUG("pe 0: pe %d connected from %s", h.origin, from.c_str());
-    ctx.conns[h.origin] = std::move(c);
-    ++connected;
   }
+  for (auto &p : pending) drop(p, st.left);
+  report();
   return XSHMEM_SUCCESS;
 }
 
-// Other ranks: connects to rank 0 and says hello.
+// Other ranks: connects to rank 0 and says hello. Rank 0 may drop a connection whose hello it did
+// not get in time (this rank was descheduled right after connect, on a loaded machine): then this
+// rank connects again, until the deadline.
 xshmem_status_t connect_root(Ctx &ctx, const sockaddr_in &root) {
   auto start = Clock::now();
   auto deadline = ctx.deadline();
-  IoResult r;
-  int fd = connect_retry(root, deadline, &r);
-  if (fd < 0) {
-    TLOG_ERROR(
-        "pe %d: connect to pe 0 at %s failed after %.1f s: %s; check that pe 0 runs and "
-        "that the root address (or unique id) is right",
-        ctx.rank, ctx.root_desc.c_str(), seconds_since(start), r.str().c_str());
-    return io_status(r);
+  for (int attempt = 1;; ++attempt) {
+    IoResult r;
+    int fd = connect_retry(root, deadline, &r);
+    if (fd < 0) {
+      TLOG_ERROR(
+          "pe %d: connect to pe 0 at %s failed after %.1f s: %s; check that pe 0 runs and "
+          "that the root address (or unique id) is right",
+          ctx.rank, ctx.root_desc.c_str(), seconds_since(start), r.str().c_str());
+      return io_status(r);
+    }
+    auto c = std::make_unique<Conn>();
+    c->fd = fd;
+    c->peer = 0;
+    Frame h;
+    h.type = kHello;
+    h.origin = ctx.rank;
+    h.arg = ctx.size;
+    h.len = ctx.token.size();
+    r = send_frame(*c, h, ctx.token.data(), deadline);
+    Frame a;
+    size_t got = 0;
+    if (r.ok()) r = recv_all(fd, &a, sizeof(a), deadline, &got);
+    if (!r.ok() && r.io == Io::kClosed && got == 0 && ms_left(deadline) > 0) {
+      TLOG_DEBUG("pe %d: pe 0 closed connection attempt %d before answering; connecting again",
+                 ctx.rank, attempt);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
+    if (!r.ok()) {
+      TLOG_ERROR("pe %d: hello to pe 0 at %s failed after %.1f s: %s", ctx.rank,
+                 ctx.root_desc.c_str(), seconds_since(start), r.str().c_str());
+      return io_status(r);
+    }
+    if (a.magic != kFrameMagic || (a.type != kWelcome && a.type != kReject) ||
+        a.len > kMaxRejectLen) {
+      TLOG_ERROR("pe %d: pe 0 at %s answered the hello with garbage (not an xshmem bootstrap?)",
+                 ctx.rank, ctx.root_desc.c_str());
+      return XSHMEM_ERR_IO;
+    }
+    if (a.type == kReject) {
+      std::string why(a.len, '\0');
+      recv_all(fd, why.data(), a.len, deadline);
+      TLOG_ERROR("pe %d: pe 0 at %s refused this pe: %s", ctx.rank, ctx.root_desc.c_str(),
+                 why.c_str());
+      return XSHMEM_ERR_INVALID;
+    }
+    c->last_recv_ms = now_ms();
+    ctx.conns[0] = std::move(c);
+    return XSHMEM_SUCCESS;
   }
-  auto c = std::make_unique<Conn>();
-  c->fd = fd;
-  c->peer = 0;
-  Frame h;
-  h.type = kHello;
-  h.origin = ctx.rank;
-  h.arg = ctx.size;
-  h.len = ctx.token.size();
-  r = send_frame(*c, h, ctx.token.data(), deadline);
-  Frame a;
-  if (r.ok()) r = recv_all(fd, &a, sizeof(a), deadline);
-  if (!r.ok()) {
-    TLOG_ERROR("pe %d: hello to pe 0 at %s failed after %.1f s: %s", ctx.rank,
-               ctx.root_desc.c_str(), seconds_since(start), r.str().c_str());
-    return io_status(r);
-  }
-  if (a.magic != kFrameMagic || (a.type != kWelcome && a.type != kReject) || a.len > 1024) {
-    TLOG_ERROR("pe %d: pe 0 at %s answered the hello with garbage (not an xshmem bootstrap?)",
-               ctx.rank, ctx.root_desc.c_str());
-    return XSHMEM_ERR_IO;
-  }
-  if (a.type == kReject) {
-    std::string why(a.len, '\0');
-    recv_all(fd, why.data(), a.len, deadline);
-    TLOG_ERROR("pe %d: pe 0 at %s refused this pe: %s", ctx.rank, ctx.root_desc.c_str(),
-               why.c_str());
-    return XSHMEM_ERR_INVALID;
-  }
-  ctx.conns[0] = std::move(c);
-  return XSHMEM_SUCCESS;
 }
 
 // Where the job description comes from.
@@ -748,12 +958,11 @@ struct JobSpec {
 
 xshmem_status_t spec_from_uid(const xshmem_bootstrap_args_v1_t *args, JobSpec *s) {
   UniqueId id;
-  memcpy(&id, args->uniqueid, sizeof(id));
-  if (id.magic != kUidMagic || id.version != kUidVersion) {
+  if (std::string why = parse_uniqueid(args->uniqueid, sizeof(id), &id); !why.empty()) {
     TLOG_ERROR(
-        "the unique id is not a tcp bootstrap id (magic 0x%08x version %u, expected 0x%08x "
-        "version %u); it was made by another bootstrap or is corrupt",
-        id.magic, id.version, kUidMagic, kUidVersion);
+        "pe %d: the unique id is unusable: %s; pass the bytes xshmem_get_uniqueid gave rank 0, "
+        "unchanged (it was made by another bootstrap, not filled in, or is corrupt)",
+        args->rank, why.c_str());
     return XSHMEM_ERR_INVALID;
   }
   if (args->nranks < 1 || args->rank < 0 || args->rank >= args->nranks) {
@@ -886,6 +1095,16 @@ xshmem_status_t tcp_get_uniqueid(void *out, size_t len) {
 xshmem_status_t tcp_init(const xshmem_bootstrap_args_v1_t *args, void **ctx_out, int *rank,
                          int *size) {
   if (!g_svc) return XSHMEM_ERR_INTERNAL;
+  const int64_t timeout_ms = g_svc->config_get_int(kEnvTimeout);
+  if (timeout_ms <= 0) {
+    TLOG_ERROR(
+        "%s='%s' is not a usable deadline (it must be positive); set a duration such as "
+        "30s, or unset it for the default",
+        kEnvTimeout, cfg_string(kEnvTimeout).c_str());
+    return XSHMEM_ERR_INVALID;
+  }
+  int64_t live_ms = g_svc->config_get_int(kEnvLiveness);
+  if (live_ms < 0) live_ms = 0;
   JobSpec spec;
   xshmem_status_t st;
   bool with_uid = args && args->struct_size >= sizeof(*args) && args->uniqueid;
@@ -902,8 +1121,8 @@ xshmem_status_t tcp_init(const xshmem_bootstrap_args_v1_t *args, void **ctx_out,
   ctx->size = spec.size;
   ctx->token = spec.token;
   ctx->root_desc = spec.root_desc;
-  ctx->timeout_ms = g_svc->config_get_int(kEnvTimeout);
-  if (ctx->timeout_ms <= 0) ctx->timeout_ms = 30000;
+  ctx->timeout_ms = timeout_ms;
+  ctx->live_ms = live_ms;
   ctx->conns.resize(ctx->size);
   ctx->inbox.resize(ctx->size);
   ctx->bye_from.assign(ctx->size, 0);
@@ -922,6 +1141,9 @@ xshmem_status_t tcp_init(const xshmem_bootstrap_args_v1_t *args, void **ctx_out,
       TLOG_ERROR("pe %d: eventfd failed: %s", ctx->rank, strerror(errno));
       return XSHMEM_ERR_IO;
     }
+    // Silence is counted from here: the accept phase may have taken a while.
+    for (auto &c : ctx->conns)
+      if (c) c->last_recv_ms = now_ms();
     ctx->receiver = std::thread(receiver_main, ctx.get());
   } else if (spec.listen_fd >= 0) {
     close(spec.listen_fd);
@@ -972,7 +1194,9 @@ xshmem_status_t tcp_finalize(void *vctx) {
   if (ctx->size == 1) return XSHMEM_SUCCESS;
   xshmem_status_t st = XSHMEM_SUCCESS;
   auto start = Clock::now();
-  auto deadline = ctx->deadline();
+  // Non-root ranks wait a little longer than rank 0, which alone knows which pe is missing and
+  // should be the one to say so.
+  auto deadline = ctx->deadline() + std::chrono::milliseconds(ctx->rank == 0 ? 0 : 2000);
   Frame bye;
   bye.type = kBye;
   bye.origin = ctx->rank;
@@ -996,9 +1220,19 @@ xshmem_status_t tcp_finalize(void *vctx) {
       for (int k = 0; k < ctx->size; ++k)
         if (k != ctx->rank && (ctx->rank == 0 || k == 0) && !ctx->bye_from[k])
           missing += (missing.empty() ? "" : ",") + std::to_string(k);
-      TLOG_ERROR("pe %d: finalize timed out after %.1f s waiting for bye from pe %s", ctx->rank,
-                 seconds_since(start), missing.c_str());
-      st = XSHMEM_ERR_TIMEOUT;
+      lock.unlock();
+      // A pe that never reaches finalize (it made more barriers or collectives than the others,
+      // or hangs elsewhere) would otherwise keep the job alive forever: the job fails instead,
+      // on every pe (ABORT reaches a pe spinning outside the bootstrap through its receiver).
+      char reason[512];
+      snprintf(reason, sizeof(reason),
+               "pe %d: finalize timed out after %.1f s waiting for pe %s to finalize%s; a pe that "
+               "made more or fewer barrier or collective calls than the others, or hangs, never "
+               "gets there (%s sets the bound)",
+               ctx->rank, seconds_since(start), missing.c_str(),
+               ctx->rank == 0 ? "" : " (pe 0 relays every pe's bye)", kEnvTimeout);
+      Ctx *live = ctx.release();  // the receiver thread keeps using it until the process exits
+      start_abort(live, 1, std::string(reason) + "; aborting the job", live->rank, reason);
     }
   }
   if (ctx->rank == 0 && st == XSHMEM_SUCCESS) {
