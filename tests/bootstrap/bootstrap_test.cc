@@ -2,6 +2,9 @@
 // minimal services table and checks its collectives, failure handling and unique-id start-up.
 //
 //   bootstrap_test [--plugin PATH] collectives [ITERS]   every PE of a job (xshmem-run, mpirun)
+//   bootstrap_test strangers idle|header|flood [SLACK]   xshmem-run: strangers on rank 0's
+//                                                        listener during init and re-init
+//   bootstrap_test uid_empty                             an empty unique id is refused at once
 //   bootstrap_test [--plugin PATH] singleton             no launcher: a job of one
 //   bootstrap_test [--plugin PATH] badtoken              xshmem-run -n 2: pe 1 first uses a bad
 //   token bootstrap_test [--plugin PATH] abort RANK CODE       RANK aborts; the others must not
@@ -12,20 +15,26 @@
 //                                                        or die R; checks how every PE ended
 //
 // Data is derived from (pe, peer, index, iteration); destinations are poisoned and guarded.
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -98,8 +107,13 @@ xshmem_status_t svc_config_register(const xshmem_config_entry_v1_t *e, size_t n)
   return XSHMEM_SUCCESS;
 }
 
+// Core variables a plugin may read through the services table (core/src/config.cc).
+const Entry kCoreEntries[] = {{"XSHMEM_LIVENESS_TIMEOUT", "60s", XSHMEM_CONFIG_DURATION}};
+
 const Entry &find_entry(const char *name) {
   for (auto &e : g_entries)
+    if (e.name == name) return e;
+  for (auto &e : kCoreEntries)
     if (e.name == name) return e;
   fail("plugin read '%s', which it did not register", name);
 }
@@ -470,6 +484,176 @@ int mode_stall(void *ctx, int rank, int victim, double timeout_s) {
   fail("pe 0's abort did not end this pe");
 }
 
+// ---- Strangers on rank 0's listener (SEC-02) ------------------------------------------------
+// A child of rank 0 connects to the job's root address and misbehaves as `kind` says, during an
+// init or a re-init (the listener is kept between them):
+//   idle    8 connections that send nothing
+//   header  8 connections: half send half a frame header, half a whole hello header and no token
+//   flood   10^4 connections (at most 256 open at once, the oldest closed first), in turn idle,
+//           sending garbage, or closed at once
+// It writes one byte to the pipe once the first ones are connected and holds the rest until
+// killed.
+pid_t start_strangers(const std::string &kind, const char *root) {
+  std::string r = root ? root : "";
+  auto colon = r.rfind(':');
+  if (colon == std::string::npos) fail("strangers: XSHMEM_BOOTSTRAP_TCP_ROOT='%s'", r.c_str());
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(atoi(r.c_str() + colon + 1)));
+  if (inet_pton(AF_INET, r.substr(0, colon).c_str(), &a.sin_addr) != 1)
+    fail("strangers: bad host in '%s'", r.c_str());
+  int pfd[2];
+  if (pipe(pfd) != 0) fail("pipe: %s", strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) fail("fork: %s", strerror(errno));
+  if (pid > 0) {
+    close(pfd[1]);
+    pollfd p{pfd[0], POLLIN, 0};
+    char c;
+    if (poll(&p, 1, 10000) != 1 || read(pfd[0], &c, 1) != 1)
+      fail("the stranger process did not start within 10 s");
+    close(pfd[0]);
+    return pid;
+  }
+  // The child holds nothing of the job (the listener above all).
+  for (int fd = 3; fd < 4096; ++fd)
+    if (fd != pfd[1]) close(fd);
+  auto open_one = [&](bool wait) {
+    int s = socket(AF_INET, SOCK_STREAM | (wait ? 0 : SOCK_NONBLOCK), 0);
+    if (s < 0) return -1;
+    if (connect(s, reinterpret_cast<sockaddr *>(&a), sizeof(a)) != 0 && errno != EINPROGRESS) {
+      close(s);
+      return -1;
+    }
+    return s;
+  };
+  auto ready = [&] {
+    if (write(pfd[1], "r", 1) != 1) _exit(3);
+    close(pfd[1]);
+  };
+  std::vector<int> held;
+  if (kind == "idle" || kind == "header") {
+    for (int i = 0; i < 8; ++i) {
+      int s = open_one(true);
+      if (s < 0) _exit(4);
+      if (kind == "header") {
+        uint32_t hdr[8] = {0x58534254u, 1u, 1u, 2u, 0, 0, 32u, 0};  // hello, token of 32 bytes
+        size_t n = i % 2 ? sizeof(hdr) : sizeof(hdr) / 2;
+        if (send(s, hdr, n, MSG_NOSIGNAL) != static_cast<ssize_t>(n)) _exit(5);
+      }
+      held.push_back(s);
+    }
+    ready();
+  } else {
+    const char garbage[] = "GET / HTTP/1.0\r\nHost: x\r\n\r\n this is no xshmem hello at all";
+    std::deque<int> ring;
+    for (int i = 0; i < 10000; ++i) {
+      int s = open_one(false);
+      if (s >= 0 && i % 3 != 0) {
+        pollfd p{s, POLLOUT, 0};
+        if (poll(&p, 1, 5) == 1 && i % 3 == 1) send(s, garbage, sizeof(garbage), MSG_NOSIGNAL);
+        if (i % 3 == 2) {
+          close(s);
+          s = -1;
+        }
+      }
+      if (s >= 0) ring.push_back(s);
+      if (ring.size() > 256) {
+        close(ring.front());
+        ring.pop_front();
+      }
+      if (i == 200) ready();
+    }
+  }
+  for (;;) pause();
+}
+
+size_t count_logged(const char *needle) {
+  std::lock_guard lock(g_mu);
+  size_t n = 0;
+  for (auto &l : g_log_lines) n += l.find(needle) != std::string::npos;
+  return n;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Under xshmem-run: 7 init/finalize cycles; strangers (rank 0's child) attack cycles 0 (the first
+// init) and 4-6 (re-inits). Every init must succeed, log at most one summary line (exactly one
+// when strangers were there), and rank 0's init time with strangers must stay within 2x of the
+// undisturbed one (medians; plus `slack_s` for a loaded machine).
+int mode_strangers(const std::string &kind, double slack_s) {
+  const char *root = getenv("XSHMEM_BOOTSTRAP_TCP_ROOT");
+  const int my =
+      atoi(getenv("XSHMEM_BOOTSTRAP_TCP_RANK") ? getenv("XSHMEM_BOOTSTRAP_TCP_RANK") : "-1");
+  if (!root || my < 0) fail("strangers needs xshmem-run");
+  g_rank = my;
+  std::vector<double> calm, attacked;
+  for (int cyc = 0; cyc < 7; ++cyc) {
+    const bool attack = cyc == 0 || cyc >= 4;
+    auto t0 = Clock::now();
+    pid_t kid = -1;
+    // Rank 0 starts the strangers first; the others come a moment later, so that the strangers
+    // are ahead of them in the listener's queue.
+    if (my == 0 && attack) kid = start_strangers(kind, root);
+    if (my != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    size_t lines = count_logged("turned away");
+    void *ctx = nullptr;
+    int rank = -1, size = -1;
+    CHECK_OK(g_ops->init(nullptr, &ctx, &rank, &size));
+    double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    lines = count_logged("turned away") - lines;
+    test_allgather(ctx, rank, size, 100, cyc, false);
+    CHECK_OK(g_ops->barrier(ctx));
+    CHECK_OK(g_ops->finalize(ctx));
+    if (kid > 0) {
+      kill(kid, SIGKILL);
+      waitpid(kid, nullptr, 0);
+    }
+    if (rank != 0) continue;
+    printf("pe 0: cycle %d (%s, %s): init took %.3f s, %zu summary lines\n", cyc,
+           cyc == 0 ? "init" : "re-init", attack ? kind.c_str() : "undisturbed", secs, lines);
+    if (lines > 1) fail("cycle %d: %zu summary lines for one init, expected at most 1", cyc, lines);
+    if (attack && lines != 1) fail("cycle %d: strangers were not reported in one line", cyc);
+    (attack ? attacked : calm).push_back(secs);
+  }
+  if (my == 0) {
+    double c = median(calm), s = median(attacked);
+    printf("pe 0: median init %.3f s undisturbed, %.3f s with %s strangers (limit %.3f s)\n", c, s,
+           kind.c_str(), 2 * c + slack_s);
+    if (s > 2 * c + slack_s) fail("strangers slowed init down beyond 2x + %.1f s", slack_s);
+    printf("pe 0: strangers (%s) ok\n", kind.c_str());
+  }
+  return 0;
+}
+
+// A unique id whose body is empty (magic and version only) must be refused at once, on every
+// rank, without listening anywhere.
+int mode_uid_empty() {
+  for (int rank = 0; rank < 2; ++rank) {
+    uint8_t id[XSHMEM_UNIQUEID_BYTES] = {};
+    uint32_t magic = 0x58535455;
+    uint16_t version = 1;
+    memcpy(id, &magic, 4);
+    memcpy(id + 4, &version, 2);
+    xshmem_bootstrap_args_v1_t args{sizeof(args), id, rank, 2};
+    int sockets = count_fds(true);
+    auto t0 = Clock::now();
+    void *ctx = nullptr;
+    int r = -1, n = -1;
+    xshmem_status_t st = g_ops->init(&args, &ctx, &r, &n);
+    double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (st == XSHMEM_SUCCESS) fail("rank %d: init with an empty unique id succeeded", rank);
+    if (secs > 1.0) fail("rank %d: refusing the empty unique id took %.1f s", rank, secs);
+    if (!logged("the id holds no address")) fail("rank %d: the refusal did not say why", rank);
+    if (count_fds(true) != sockets) fail("rank %d: the refused init left a socket open", rank);
+    printf("rank %d: empty unique id refused in %.3f s (status %d)\n", rank, secs, st);
+  }
+  return 0;
+}
+
 int run_scenario(const xshmem_bootstrap_args_v1_t *args, const std::vector<std::string> &sc) {
   if (sc.empty()) fail("no scenario");
   if (sc[0] == "collectives") return mode_collectives(atoi(sc.size() > 1 ? sc[1].c_str() : "2"));
@@ -605,6 +789,9 @@ int main(int argc, char **argv) {
     return mode_singleton();
   }
   if (mode == "badtoken") return mode_badtoken();
+  if (mode == "strangers" && !rest.empty())
+    return mode_strangers(rest[0], rest.size() > 1 ? atof(rest[1].c_str()) : 0.5);
+  if (mode == "uid_empty") return mode_uid_empty();
   if (mode == "fork" && rest.size() >= 2)
     return mode_fork(atoi(rest[0].c_str()), std::vector<std::string>(rest.begin() + 1, rest.end()));
   rest.insert(rest.begin(), mode);
