@@ -713,7 +713,8 @@ struct Strangers {
     add(partial, std::string("sent an incomplete hello within ") + secs);
     add(bad, "sent no xshmem hello");
     add(refused, "refused (first: " + first_refusal + ")");
-    add(evicted, "dropped to stay under " + std::to_string(kMaxPending) + " waiting");
+    add(evicted, "dropped to make room (at most " + std::to_string(kMaxPending) +
+                     " wait, and descriptors may run out)");
     add(left, "still without a hello when init ended");
     add(fd_limit, "accept failures for lack of file descriptors");
     return s;

@@ -2,8 +2,9 @@
 // minimal services table and checks its collectives, failure handling and unique-id start-up.
 //
 //   bootstrap_test [--plugin PATH] collectives [ITERS]   every PE of a job (xshmem-run, mpirun)
-//   bootstrap_test strangers idle|header|flood [SLACK]   xshmem-run: strangers on rank 0's
-//                                                        listener during init and re-init
+//   bootstrap_test strangers idle|header|flood [SLACK [FDS]]   xshmem-run: strangers on rank
+//                                                        0's listener during init and re-init
+//                                                        (FDS: rank 0's spare descriptors)
 //   bootstrap_test uid_empty                             an empty unique id is refused at once
 //   bootstrap_test [--plugin PATH] singleton             no launcher: a job of one
 //   bootstrap_test [--plugin PATH] badtoken              xshmem-run -n 2: pe 1 first uses a bad
@@ -24,6 +25,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -515,7 +517,12 @@ pid_t start_strangers(const std::string &kind, const char *root) {
     close(pfd[0]);
     return pid;
   }
-  // The child holds nothing of the job (the listener above all).
+  // The child holds nothing of the job (the listener above all), and none of rank 0's limits.
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
   for (int fd = 3; fd < 4096; ++fd)
     if (fd != pfd[1]) close(fd);
   auto open_one = [&](bool wait) {
@@ -583,14 +590,26 @@ double median(std::vector<double> v) {
 // Under xshmem-run: 7 init/finalize cycles; strangers (rank 0's child) attack cycles 0 (the first
 // init) and 4-6 (re-inits). Every init must succeed, log at most one summary line (exactly one
 // when strangers were there), and rank 0's init time with strangers must stay within 2x of the
-// undisturbed one (medians; plus `slack_s` for a loaded machine).
-int mode_strangers(const std::string &kind, double slack_s) {
+// undisturbed one (medians; plus `slack_s` for a loaded machine). With `fd_room` > 0, rank 0 may
+// open only that many descriptors more than it has before the first init (fewer than the
+// strangers it is sent): accepting must survive EMFILE.
+int mode_strangers(const std::string &kind, double slack_s, int fd_room) {
   const char *root = getenv("XSHMEM_BOOTSTRAP_TCP_ROOT");
   const int my =
       atoi(getenv("XSHMEM_BOOTSTRAP_TCP_RANK") ? getenv("XSHMEM_BOOTSTRAP_TCP_RANK") : "-1");
   if (!root || my < 0) fail("strangers needs xshmem-run");
   g_rank = my;
   std::vector<double> calm, attacked;
+  if (my == 0 && fd_room > 0) {
+    int open_now = count_fds(false);
+    rlimit rl{};
+    getrlimit(RLIMIT_NOFILE, &rl);
+    // New descriptors take the lowest free numbers, so open ones above the limit (the
+    // launcher's listener) stay usable.
+    rl.rlim_cur = open_now + fd_room;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0) fail("setrlimit: %s", strerror(errno));
+    printf("pe 0: descriptor limit %d (%d open)\n", static_cast<int>(rl.rlim_cur), open_now);
+  }
   for (int cyc = 0; cyc < 7; ++cyc) {
     const bool attack = cyc == 0 || cyc >= 4;
     auto t0 = Clock::now();
@@ -619,6 +638,8 @@ int mode_strangers(const std::string &kind, double slack_s) {
     if (attack && lines != 1) fail("cycle %d: strangers were not reported in one line", cyc);
     (attack ? attacked : calm).push_back(secs);
   }
+  if (my == 0 && fd_room > 0 && count_logged("lack of file descriptors") == 0)
+    fail("rank 0 never ran out of descriptors: the test did not exercise EMFILE");
   if (my == 0) {
     double c = median(calm), s = median(attacked);
     printf("pe 0: median init %.3f s undisturbed, %.3f s with %s strangers (limit %.3f s)\n", c, s,
@@ -790,7 +811,8 @@ int main(int argc, char **argv) {
   }
   if (mode == "badtoken") return mode_badtoken();
   if (mode == "strangers" && !rest.empty())
-    return mode_strangers(rest[0], rest.size() > 1 ? atof(rest[1].c_str()) : 0.5);
+    return mode_strangers(rest[0], rest.size() > 1 ? atof(rest[1].c_str()) : 0.5,
+                          rest.size() > 2 ? atoi(rest[2].c_str()) : 0);
   if (mode == "uid_empty") return mode_uid_empty();
   if (mode == "fork" && rest.size() >= 2)
     return mode_fork(atoi(rest[0].c_str()), std::vector<std::string>(rest.begin() + 1, rest.end()));
