@@ -6,6 +6,7 @@
 //                                                        0's listener during init and re-init
 //                                                        (FDS: rank 0's spare descriptors)
 //   bootstrap_test uid_empty                             an empty unique id is refused at once
+//   bootstrap_test wire                                  tcp_wire.h's checks, called directly
 //   bootstrap_test [--plugin PATH] singleton             no launcher: a job of one
 //   bootstrap_test [--plugin PATH] badtoken              xshmem-run -n 2: pe 1 first uses a bad
 //   token bootstrap_test [--plugin PATH] abort RANK CODE       RANK aborts; the others must not
@@ -44,6 +45,8 @@
 #include <vector>
 
 #include <xshmem/plugin/bootstrap_v1.h>
+
+#include "tcp_wire.h"
 
 namespace {
 
@@ -675,6 +678,75 @@ int mode_uid_empty() {
   return 0;
 }
 
+// The wire checks of the tcp plugin (tcp_wire.h), called directly: each input must be accepted
+// or refused with the expected reason.
+int mode_wire() {
+  namespace w = xshmem::bootstrap_tcp;
+  int bad = 0;
+  auto expect = [&](const char *what, const std::string &got, const char *want) {
+    bool ok = want ? got.find(want) != std::string::npos && !got.empty() : got.empty();
+    printf("%s %s: '%s'\n", ok ? "ok  " : "FAIL", what, got.c_str());
+    bad += !ok;
+  };
+  w::Frame h, out;
+  h.type = w::kHello;
+  h.origin = 1;
+  h.arg = 4;
+  h.len = 32;
+  expect("hello header", w::parse_hello_header(&h, sizeof(h), &out), nullptr);
+  expect("short header", w::parse_header(&h, 16, &out), "short frame header");
+  w::Frame m = h;
+  m.magic = 0x20544547;  // "GET "
+  expect("bad magic", w::parse_header(&m, sizeof(m), &out), "bad frame magic");
+  m = h;
+  m.type = 99;
+  expect("unknown type", w::parse_header(&m, sizeof(m), &out), "unknown frame type 99");
+  m = h;
+  m.len = w::kMaxFrame + 1;
+  expect("huge frame", w::parse_header(&m, sizeof(m), &out), "too large");
+  m = h;
+  m.type = w::kData;
+  expect("data first", w::parse_hello_header(&m, sizeof(m), &out), "not a hello");
+  m = h;
+  m.len = 0;
+  expect("empty token", w::parse_hello_header(&m, sizeof(m), &out), "out of range [1, 256]");
+  m.len = 257;
+  expect("long token", w::parse_hello_header(&m, sizeof(m), &out), "out of range [1, 256]");
+  const std::string tok(32, 'a');
+  char in[4] = {0, 0, 0, 0};
+  expect("good hello", w::check_hello(h, tok.data(), 32, tok, 4, in), nullptr);
+  expect("short token", w::check_hello(h, tok.data(), 31, tok, 4, in), "incomplete");
+  std::string other = tok;
+  other[5] = 'b';
+  expect("wrong token", w::check_hello(h, other.data(), 32, tok, 4, in), "wrong job token");
+  m = h;
+  m.origin = 0;
+  expect("rank 0", w::check_hello(m, tok.data(), 32, tok, 4, in), "out of range [1, 4)");
+  m.origin = 4;
+  expect("rank 4 of 4", w::check_hello(m, tok.data(), 32, tok, 4, in), "out of range [1, 4)");
+  m = h;
+  m.arg = 3;
+  expect("other size", w::check_hello(m, tok.data(), 32, tok, 4, in), "job size 3 differs");
+  in[1] = 1;
+  expect("duplicate", w::check_hello(h, tok.data(), 32, tok, 4, in), "already connected");
+  w::UniqueId id{}, got{};
+  id.magic = w::kUidMagic;
+  id.version = w::kUidVersion;
+  expect("empty id", w::parse_uniqueid(&id, sizeof(id), &got), "no address (0.0.0.0)");
+  id.ipv4 = htonl(INADDR_LOOPBACK);
+  expect("id without port", w::parse_uniqueid(&id, sizeof(id), &got), "no port");
+  id.port = htons(4000);
+  expect("id without token", w::parse_uniqueid(&id, sizeof(id), &got), "no job token");
+  id.token[7] = 1;
+  expect("good id", w::parse_uniqueid(&id, sizeof(id), &got), nullptr);
+  if (got.port != id.port) ++bad, printf("FAIL good id: port not returned\n");
+  expect("short id", w::parse_uniqueid(&id, 64, &got), "64 bytes");
+  id.version = 2;
+  expect("other version", w::parse_uniqueid(&id, sizeof(id), &got), "not a tcp bootstrap id");
+  printf("%s: wire checks\n", bad ? "FAIL" : "PASS");
+  return bad ? 1 : 0;
+}
+
 int run_scenario(const xshmem_bootstrap_args_v1_t *args, const std::vector<std::string> &sc) {
   if (sc.empty()) fail("no scenario");
   if (sc[0] == "collectives") return mode_collectives(atoi(sc.size() > 1 ? sc[1].c_str() : "2"));
@@ -814,6 +886,7 @@ int main(int argc, char **argv) {
     return mode_strangers(rest[0], rest.size() > 1 ? atof(rest[1].c_str()) : 0.5,
                           rest.size() > 2 ? atoi(rest[2].c_str()) : 0);
   if (mode == "uid_empty") return mode_uid_empty();
+  if (mode == "wire") return mode_wire();
   if (mode == "fork" && rest.size() >= 2)
     return mode_fork(atoi(rest[0].c_str()), std::vector<std::string>(rest.begin() + 1, rest.end()));
   rest.insert(rest.begin(), mode);
