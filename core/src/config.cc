@@ -63,6 +63,10 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
     {"XSHMEM_HEAP", XSHMEM_CONFIG_ENUM, "auto", "auto,host,device",
      "Where the symmetric heap lives: device (GPU memory), host (shared host memory, CPU PEs), or "
      "auto (device when a GPU is usable)."},
+    {"XSHMEM_WAIT_TIMEOUT", XSHMEM_CONFIG_DURATION, "0", nullptr,
+     "Deadline of every blocking wait (wait_until and its forms, signal_wait_until, barriers, "
+     "syncs, collectives; host and device): a wait that lasts longer prints the call, the PE and "
+     "the value it waited for and stops the job; 0 (the default) turns it off."},
     {"XSHMEM_CHECKS", XSHMEM_CONFIG_BOOL, "1", nullptr,
      "Validate API arguments and stop the job with a diagnostic on misuse; turn off only for "
      "benchmarks of correct programs."},
@@ -71,10 +75,6 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
      "besides XSHMEM_CTX_DEFAULT; a creation beyond it returns nonzero and XSHMEM_CTX_INVALID."},
     {"XSHMEM_INIT_TIMEOUT", XSHMEM_CONFIG_DURATION, "60s", nullptr,
      "Longest time xshmem_init waits for the other PEs of the job before failing."},
-    {"XSHMEM_WAIT_TIMEOUT", XSHMEM_CONFIG_DURATION, "0", nullptr,
-     "Deadline of every blocking wait (wait_until and its forms, signal_wait_until, barriers, "
-     "syncs, collectives; host and device): a wait that lasts longer prints the call, the PE and "
-     "the value it waited for and stops the job; 0 (the default) turns it off."},
     {"XSHMEM_CUDA_DEVICE", XSHMEM_CONFIG_INT, "-1", nullptr,
      "CUDA device (ordinal among the visible devices) that holds this PE's GPU heap; -1 picks "
      "the PE's rank on its host modulo the number of visible devices."},
