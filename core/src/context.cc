@@ -31,6 +31,7 @@
 #include "runtime.h"
 #include "selection.h"
 #include "team.h"
+#include "wait_deadline.h"
 
 namespace xshmem::core {
 namespace {
@@ -698,6 +699,10 @@ Status build_state() {
   s.on_bad_path = on_bad_path;
   s.transport_names = g_rt.peer_transport.data();
   s.teams = team::init_predefined(s, g_rt.host_id);
+  // The wait deadline (XSHMEM_WAIT_TIMEOUT): 0 leaves waits without one.
+  s.wait_timeout_ns =
+      static_cast<uint64_t>(config::get_duration_ms("XSHMEM_WAIT_TIMEOUT")) * 1000000u;
+  s.on_wait_timeout = on_wait_timeout;
   // ---- collectives: reductions ----
   {
     const std::string algo = config::get_enum("XSHMEM_COLL_REDUCE_ALGO");

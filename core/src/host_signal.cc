@@ -152,15 +152,23 @@ uint64_t xshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
   xc::check_init(call);
   xc::check_sig_addr(call, sig_addr);
   xc::check_cmp(call, cmp);
+  const xd::wait_site site{xd::kWaitSignalWaitUntil, call};
   XSHMEM_IF_GPU_HEAP {
     xd::atomic::backoff wait;
+    xd::wait_clock clock(&xc::state());
     for (;;) {
       uint64_t seen = xc::fetch_signal(sig_addr);
       if (xd::compare(cmp, seen, cmp_value)) return seen;
+      if (clock.passed()) {
+        xd::wait_timed_out(
+            xc::state(), xd::wait_report(site, clock, static_cast<const uint64_t *>(sig_addr), cmp,
+                                         cmp_value, seen));
+      }
       wait();
     }
   }
-  return xd::signal_wait_until(sig_addr, cmp, cmp_value);
+  // Under the wait deadline (XSHMEM_WAIT_TIMEOUT).
+  return xd::signal_wait_until(xc::state(), sig_addr, cmp, cmp_value, site);
 }
 
 // Second names for the inline CUDA API's host branches (<xshmem/device/cuda_api.h>).

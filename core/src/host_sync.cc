@@ -9,8 +9,10 @@
 #include "runtime.h"
 
 namespace xshmem::core {
+namespace {
 
-void world_sync() {
+// world_sync as the public call `site` (for the wait deadline's report).
+void world_sync_as(const dev::wait_site &site) {
   // GPU heaps: the counters are GPU memory; a kernel runs the same dissemination, with the epoch
   // kept in the heap's internal region (shared with device-side syncs).
   XSHMEM_IF_GPU_HEAP {
@@ -18,7 +20,13 @@ void world_sync() {
   }
   // Every PE counts its syncs the same way (the epoch word of the world's slot in its heap), so
   // the epochs agree without communication.
-  dev::sync_all(state());
+  dev::sync_all(state(), site);
+}
+
+}  // namespace
+
+void world_sync() {
+  world_sync_as(dev::wait_site{dev::kWaitSyncAll});
 }
 
 }  // namespace xshmem::core
@@ -47,7 +55,7 @@ void xshmem_barrier_all(void) {
     return xc::gpu::world_sync(true);
   }  // after the stream's copies
   xd::quiet(xc::state());
-  xc::world_sync();
+  xc::world_sync_as(xd::wait_site{xd::kWaitBarrierAll, "xshmem_barrier_all"});
 }
 
 void xshmem_sync_all(void) {
@@ -55,7 +63,7 @@ void xshmem_sync_all(void) {
   // Completes this PE's own stores (the memory-store row of the ordering table), not remote
   // operations still in flight on other paths.
   xd::atomic::quiet();
-  xc::world_sync();
+  xc::world_sync_as(xd::wait_site{xd::kWaitSyncAll, "xshmem_sync_all"});
 }
 
 // Second names for the inline CUDA API's host branches (<xshmem/device/cuda_api.h>).

@@ -98,3 +98,26 @@ add_test(NAME gpu.init05.device_global_exit.np2
              global_exit)
 set_tests_properties(gpu.init05.device_global_exit.np2 PROPERTIES SKIP_RETURN_CODE 77
   TIMEOUT 60 PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;death;np2")
+
+# LIV-03 (wait_deadline), T column: a device wait past XSHMEM_WAIT_TIMEOUT=1s names the call,
+# the PE and the value expected, and stops every PE with status 1 (even a stopped one).
+add_executable(xshmem_gpu_liveness liveness.cu)
+target_link_libraries(xshmem_gpu_liveness PRIVATE xshmem)
+set_target_properties(xshmem_gpu_liveness PROPERTIES
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin OUTPUT_NAME gpu_liveness)
+set(dev_where "\\(device, block 1,0,0 thread 2,0,0\\)")
+set(secs "waited [0-9]+\\.[0-9] s")
+foreach(pair "wait_never|xshmem: xshmem_int32_wait_until ${dev_where}: pe 1 ${secs} for \\*ivar \\(0x[0-9a-f]+\\) == 5 \\(last seen 3\\)"
+             "signal_never|xshmem: xshmem_signal_wait_until ${dev_where}: pe 1 ${secs} for \\*sig_addr \\(0x[0-9a-f]+\\) >= 7 \\(last seen 2\\)"
+             "barrier_sleeper|xshmem: xshmem_barrier_all ${dev_where}: pe 0 ${secs} in round 0 for pe 1 \\(epoch [0-9]+"
+             "stopped_peer|xshmem: xshmem_int32_wait_until ${dev_where}: pe 0 ${secs} for \\*ivar \\(0x[0-9a-f]+\\) == 5 \\(last seen 0\\)")
+  string(FIND "${pair}" "|" bar)
+  string(SUBSTRING "${pair}" 0 ${bar} scenario)
+  math(EXPR rs "${bar} + 1")
+  string(SUBSTRING "${pair}" ${rs} -1 regex)
+  add_test(NAME gpu.live.LIV-03.${scenario}.np2
+    COMMAND ${XT_GPU_DEATH} --np 2 --status 1 --regex "${regex}" --max-seconds 10
+            -- ${CMAKE_BINARY_DIR}/bin/xshmem-run -n 2 $<TARGET_FILE:xshmem_gpu_liveness> ${scenario})
+  set_tests_properties(gpu.live.LIV-03.${scenario}.np2 PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
+    ENVIRONMENT "XSHMEM_WAIT_TIMEOUT=1s" PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;death;liveness;np2")
+endforeach()

@@ -9,6 +9,12 @@
 // after 2 s) and the exit code is the first failure's (128+signal for a PE killed by a signal);
 // --timeout stops everything and returns 124. Each PE runs in its own process group so that
 // everything it started is stopped with it.
+//
+// A PE that is stopped (SIGSTOP, SIGTSTP, a debugger) is reported once, "pe K (pid P) was
+// stopped by signal S (NAME)", and again when it continues. A stopped PE alone stops nothing: it
+// may be continued. But once every PE still running is stopped and some other PE has ended, no
+// one is left to continue it from inside the job: the launcher says so, kills it (SIGKILL works
+// on stopped processes) and reaps it, so that the job ends and nothing stays behind.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -99,7 +105,9 @@ struct Stream {
 struct Pe {
   pid_t pid = -1;  // also its process group
   bool running = false;
-  int status = 0;  // from waitpid
+  bool stopped = false;         // running, but stopped by a signal (reported once per stop)
+  bool killed_stopped = false;  // killed by kill_stopped_orphans
+  int status = 0;               // from waitpid
   Stream out, err;
 };
 
@@ -107,6 +115,11 @@ int exit_code_of(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;
+}
+
+std::string signal_name(int sig) {
+  const char *abbrev = sigabbrev_np(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev : std::to_string(sig);
 }
 
 std::string describe(int status) {
@@ -234,7 +247,30 @@ class Launcher {
 
   void signal_all(int sig) {
     for (auto &pe : pes_)
-      if (pe.pid > 0 && pe.running) kill(-pe.pid, sig);
+      if (pe.pid > 0 && pe.running) {
+        kill(-pe.pid, sig);
+        // A stopped process keeps every signal but SIGKILL pending until it continues.
+        if (pe.stopped && sig != SIGKILL && sig != SIGCONT) kill(-pe.pid, SIGCONT);
+      }
+  }
+
+  std::string who(size_t k) const {
+    return "pe " + std::to_string(k) + " (pid " + std::to_string(pes_[k].pid) + ")";
+  }
+
+  // Every PE still running is stopped and another one has ended: nothing inside the job can
+  // continue them, so the job is over; kill them rather than wait forever.
+  void kill_stopped_orphans() {
+    if (running_ == 0 || running_ == n_) return;
+    for (const auto &pe : pes_)
+      if (pe.running && !pe.stopped) return;
+    for (size_t k = 0; k < pes_.size(); ++k) {
+      Pe &pe = pes_[k];
+      if (!pe.running || pe.killed_stopped) continue;
+      say(who(k) + " is stopped and every other pe has ended; killing it");
+      pe.killed_stopped = true;
+      kill(-pe.pid, SIGKILL);
+    }
   }
 
   void begin_kill(int sig) {
@@ -246,12 +282,27 @@ class Launcher {
   void reap() {
     for (;;) {
       int status = 0;
-      pid_t pid = waitpid(-1, &status, WNOHANG);
-      if (pid <= 0) return;
+      pid_t pid = waitpid(-1, &status, WNOHANG | WUNTRACED | WCONTINUED);
+      if (pid <= 0) break;
       for (size_t k = 0; k < pes_.size(); ++k) {
         Pe &pe = pes_[k];
         if (pe.pid != pid || !pe.running) continue;
+        if (WIFSTOPPED(status)) {
+          if (!pe.stopped) {
+            const int sig = WSTOPSIG(status);
+            say(who(k) + " was stopped by signal " + std::to_string(sig) + " (" + signal_name(sig) +
+                ")");
+          }
+          pe.stopped = true;
+          continue;
+        }
+        if (WIFCONTINUED(status)) {
+          if (pe.stopped) say(who(k) + " continued");
+          pe.stopped = false;
+          continue;
+        }
         pe.running = false;
+        pe.stopped = false;
         pe.status = status;
         --running_;
         int code = exit_code_of(status);
@@ -264,6 +315,7 @@ class Launcher {
         }
       }
     }
+    kill_stopped_orphans();
   }
 
   void on_signals() {

@@ -18,6 +18,7 @@
 #include "../config.h"
 #include "../log.h"
 #include "../runtime.h"
+#include "../wait_deadline.h"
 #include "cuda_driver.h"
 #include "device_ops.h"
 
@@ -132,6 +133,28 @@ void watchdog_main(int device) {
       fflush(stderr);
       lock.unlock();
       core::fatal(status, kSubsys, line);
+    }
+    if (e != nullptr && e->ready != 0 && e->code == dev::kDevWaitTimeout) {
+      // A device wait past XSHMEM_WAIT_TIMEOUT (p2p.h): the same line as a host wait's, with the
+      // GPU thread that waited.
+      dev::wait_timeout_t w;
+      w.call = e->op;
+      w.pe = e->pe;
+      w.addr = reinterpret_cast<const void *>(static_cast<uintptr_t>(e->addr));
+      w.expected = e->size;
+      w.seen = e->align;
+      w.cmp = e->wait_cmp;
+      w.round = e->wait_round;
+      w.value_size = e->wait_value_size;
+      w.value_signed = e->wait_value_signed;
+      w.waited_ns = e->wait_ns;
+      w.index = e->wait_index;
+      w.nelems = e->wait_nelems;
+      char where[96];
+      snprintf(where, sizeof(where), " (device, block %u,%u,%u thread %u,%u,%u)", e->block[0],
+               e->block[1], e->block[2], e->thread[0], e->thread[1], e->thread[2]);
+      lock.unlock();
+      core::stop_on_wait_timeout(w, where);  // does not return
     }
     if (e != nullptr && e->ready != 0) {
       const char *what = "?";

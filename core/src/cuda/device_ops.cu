@@ -8,8 +8,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <thread>
 
 #include <xshmem/device/coll_reduce.h>  // collectives: reductions
 #include <xshmem/device/coll_move.h>
@@ -34,6 +36,10 @@ cudaStream_t internal() {
 }
 
 [[noreturn]] void fail(const char *what, cudaError_t e) {
+  // A kernel that trapped after a report in the device mailbox (a device check, a wait past
+  // XSHMEM_WAIT_TIMEOUT) fails this call too: give the watchdog (10 ms period) the time to stop
+  // the job with its precise line first.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   char msg[256];
   snprintf(msg, sizeof msg, "%s failed on pe %d (gpu %d): %s (%s); check the GPU and its driver",
            what, state().my_pe, cuda_device(), cudaGetErrorString(e), cudaGetErrorName(e));

@@ -175,13 +175,13 @@ XSHMEM_HD_INLINE void put_strided(const state_t &s, T *dest, const T *src, ptrdi
 template <typename G>
 XSHMEM_HD_INLINE void barrier(const state_t &s, const team_t &t) {
   G::sync();
-  if (G::rank() == 0) team_barrier(s, t);
+  if (G::rank() == 0) team_barrier(s, t, wait_site{kWaitCollective});
   G::sync();
 }
 template <typename G>
 XSHMEM_HD_INLINE void sync(const state_t &s, const team_t &t) {
   G::sync();
-  if (G::rank() == 0) team_sync(s, t);
+  if (G::rank() == 0) team_sync(s, t, wait_site{kWaitCollective});
   G::sync();
 }
 
@@ -227,8 +227,8 @@ XSHMEM_HD_INLINE void put_then_signal(const state_t &s, void *dest, const void *
 
 // Until the local word `sig` reaches v; then the whole group sees what its writer stored before.
 template <typename G>
-XSHMEM_HD_INLINE void wait_ge(uint64_t *sig, uint64_t v) {
-  if (G::rank() == 0) wait_until(sig, kCmpGe, v);
+XSHMEM_HD_INLINE void wait_ge(const state_t &s, uint64_t *sig, uint64_t v) {
+  if (G::rank() == 0) wait_until(s, wait_site{kWaitCollective}, sig, kCmpGe, v);
   G::sync();
 }
 
@@ -270,7 +270,7 @@ XSHMEM_HD_INLINE void bcast_tree(const state_t &s, const team_t &t, void *dest, 
   for (size_t c = 0; c < nchunks; ++c) {
     const size_t off = c * chunk;
     const size_t len = nbytes - off < chunk ? nbytes - off : chunk;
-    if (v != 0) wait_ge<G>(sig, signal_value(seq, c + 1));
+    if (v != 0) wait_ge<G>(s, sig, signal_value(seq, c + 1));
     for (int64_t d = top; d >= 1; d >>= 1) {
       if (v + d >= n) continue;
       const int pe = team_world_pe(t, static_cast<int>((v + d + root) % n));
@@ -307,7 +307,7 @@ XSHMEM_HD_INLINE void ring(const state_t &s, const team_t &t, void *dest, const 
   size_t off = my_off;
   for (int k = 0; k + 1 < n; ++k) {
     if (k > 0) {
-      wait_ge<G>(sig, signal_value(seq, static_cast<uint64_t>(k)));
+      wait_ge<G>(s, sig, signal_value(seq, static_cast<uint64_t>(k)));
       b = b == 0 ? n - 1 : b - 1;
       off = b == n - 1 ? total - len(b) : off - len(b);
     }
@@ -316,7 +316,7 @@ XSHMEM_HD_INLINE void ring(const state_t &s, const team_t &t, void *dest, const 
     if (k == 0) copy<G>(at(dest, my_off), mine, len(me));
   }
   if (n == 1) copy<G>(at(dest, my_off), mine, len(me));
-  if (n > 1) wait_ge<G>(sig, signal_value(seq, static_cast<uint64_t>(n) - 1));
+  if (n > 1) wait_ge<G>(s, sig, signal_value(seq, static_cast<uint64_t>(n) - 1));
 }
 
 }  // namespace coll_move_detail

@@ -289,7 +289,7 @@ XSHMEM_HD_INLINE void group_copy(void *dest, const void *source, size_t bytes) {
 template <typename G>
 XSHMEM_HD_INLINE void group_team_sync(const state_t &s, const team_t &t) {
   G::sync();
-  if (G::rank() == 0) team_sync(s, t);
+  if (G::rank() == 0) team_sync(s, t, wait_site{kWaitCollective});
   G::sync();
 }
 
@@ -356,7 +356,10 @@ XSHMEM_RED_OUTLINE void direct(const state_t &s, const team_t &t, const kind &kd
         const int j = (me + d) % n;
         signal_op(s, &flags[me], step, kSignalSet, team_world_pe(t, j), /*fenced=*/true);
       }
-      for (int d = 1; d < n; ++d) wait_until(&flags[(me + d) % n], kCmpGe, step);
+      for (int d = 1; d < n; ++d) {
+        const int j = (me + d) % n;
+        wait_until(s, wait_site{kWaitCollective}, &flags[j], kCmpGe, step, team_world_pe(t, j));
+      }
     }
     G::sync();
     const sources src{&s, &t, source + boff, half, slice, 0};

@@ -624,7 +624,7 @@ XSHMEMI_HD uint64_t xshmem_signal_fetch(const uint64_t *sig_addr) {
   return XSHMEMI_SEL(xshmem::dev::signal_fetch(sig_addr), xshmemi_h_signal_fetch(sig_addr));
 }
 XSHMEMI_HD uint64_t xshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
-  return XSHMEMI_SEL(xshmem::dev::signal_wait_until(sig_addr, cmp, cmp_value),
+  return XSHMEMI_SEL(xshmem::dev::signal_wait_until(XSHMEMI_DS, sig_addr, cmp, cmp_value),
                      xshmemi_h_signal_wait_until(sig_addr, cmp, cmp_value));
 }
 
@@ -648,41 +648,46 @@ XSHMEMI_HD uint64_t xshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64
   extern "C" size_t xshmemi_h_##N##_test_some_vector(T *, size_t, size_t *, const int *, int,      \
                                                      const T *);                                   \
   XSHMEMI_HD void xshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value) {                         \
-    XSHMEMI_SEL(xshmem::dev::wait_until(ivar, cmp, cmp_value),                                     \
-                xshmemi_h_##N##_wait_until(ivar, cmp, cmp_value));                                 \
+    XSHMEMI_SEL(                                                                                   \
+        xshmem::dev::wait_until(XSHMEMI_DS, xshmem::dev::wait_site{xshmem::dev::kWaitUntil}, ivar, \
+                                cmp, cmp_value),                                                   \
+        xshmemi_h_##N##_wait_until(ivar, cmp, cmp_value));                                         \
   }                                                                                                \
   XSHMEMI_HD void xshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, \
                                               T cmp_value) {                                       \
-    XSHMEMI_SEL(xshmem::dev::wait_until_all(ivars, nelems, status, cmp, cmp_value),                \
+    XSHMEMI_SEL(xshmem::dev::wait_until_all(XSHMEMI_DS, ivars, nelems, status, cmp, cmp_value),    \
                 xshmemi_h_##N##_wait_until_all(ivars, nelems, status, cmp, cmp_value));            \
   }                                                                                                \
   XSHMEMI_HD size_t xshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status,        \
                                                 int cmp, T cmp_value) {                            \
     return XSHMEMI_SEL(                                                                            \
-        xshmem::dev::wait_until_any(ivars, nelems, status, cmp, cmp_value, nullptr),               \
+        xshmem::dev::wait_until_any(XSHMEMI_DS, ivars, nelems, status, cmp, cmp_value, nullptr),   \
         xshmemi_h_##N##_wait_until_any(ivars, nelems, status, cmp, cmp_value));                    \
   }                                                                                                \
   XSHMEMI_HD size_t xshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,         \
                                                  const int *status, int cmp, T cmp_value) {        \
     return XSHMEMI_SEL(                                                                            \
-        xshmem::dev::wait_until_some(ivars, nelems, indices, status, cmp, cmp_value),              \
+        xshmem::dev::wait_until_some(XSHMEMI_DS, ivars, nelems, indices, status, cmp, cmp_value),  \
         xshmemi_h_##N##_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value));          \
   }                                                                                                \
   XSHMEMI_HD void xshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status,   \
                                                      int cmp, const T *cmp_values) {               \
-    XSHMEMI_SEL(xshmem::dev::wait_until_all_vector(ivars, nelems, status, cmp, cmp_values),        \
-                xshmemi_h_##N##_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values));    \
+    XSHMEMI_SEL(                                                                                   \
+        xshmem::dev::wait_until_all_vector(XSHMEMI_DS, ivars, nelems, status, cmp, cmp_values),    \
+        xshmemi_h_##N##_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values));            \
   }                                                                                                \
   XSHMEMI_HD size_t xshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, \
                                                        int cmp, const T *cmp_values) {             \
     return XSHMEMI_SEL(                                                                            \
-        xshmem::dev::wait_until_any_vector(ivars, nelems, status, cmp, cmp_values, nullptr),       \
+        xshmem::dev::wait_until_any_vector(XSHMEMI_DS, ivars, nelems, status, cmp, cmp_values,     \
+                                           nullptr),                                               \
         xshmemi_h_##N##_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values));            \
   }                                                                                                \
   XSHMEMI_HD size_t xshmem_##N##_wait_until_some_vector(                                           \
       T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const T *cmp_values) { \
     return XSHMEMI_SEL(                                                                            \
-        xshmem::dev::wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values),      \
+        xshmem::dev::wait_until_some_vector(XSHMEMI_DS, ivars, nelems, indices, status, cmp,       \
+                                            cmp_values),                                           \
         xshmemi_h_##N##_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values));  \
   }                                                                                                \
   XSHMEMI_HD int xshmem_##N##_test(T *ivar, int cmp, T cmp_value) {                                \

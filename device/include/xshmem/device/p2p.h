@@ -10,6 +10,13 @@
 // once, wait_until_any and test_any return SIZE_MAX, wait_until_some and test_some return 0.
 // _any is fair: it scans from just after the index it returned last (through `cursor`), so
 // repeated calls return every satisfied index in turn. _some returns every satisfied index.
+//
+// The wait deadline (XSHMEM_WAIT_TIMEOUT, state_t::wait_timeout_ns): the forms that take the
+// state and a wait_site check the clock every kWaitClockPolls unsuccessful polls (the fast path
+// with the deadline off costs one predictable branch per poll) and, past the deadline, report what
+// they waited for and stop the job: the host through state_t::on_wait_timeout, a GPU thread
+// through the device mailbox (kDevWaitTimeout), then a trap. The forms without a state have no
+// deadline.
 #ifndef XSHMEM_DEVICE_P2P_H
 #define XSHMEM_DEVICE_P2P_H
 
@@ -18,8 +25,120 @@
 
 #include <xshmem/device/atomic.h>
 #include <xshmem/device/ops.h>
+#include <xshmem/device/state.h>
+
+#include <type_traits>
+
+#if !defined(__CUDA_ARCH__)
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#endif
 
 namespace xshmem::dev {
+
+// ---- the wait deadline ----
+// Unsuccessful polls between two looks at the clock (a power of two). Host polls yield after a
+// few spins, device polls sleep up to 1 us: either way the deadline is seen within ~1 ms.
+constexpr unsigned kWaitClockPolls = 256;
+
+XSHMEM_HD_INLINE uint64_t wait_now_ns() {
+#if defined(__CUDA_ARCH__)
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+#else
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+#endif
+}
+
+// One wait's clock: started at the first look, passed once the wait lasted the state's timeout.
+class wait_clock {
+ public:
+  XSHMEM_HD_INLINE explicit wait_clock(const state_t *s)
+      : timeout_ns_(s != nullptr ? s->wait_timeout_ns : 0) {}
+  // Called after each unsuccessful poll.
+  XSHMEM_HD_INLINE bool passed() {
+    if (timeout_ns_ == 0) return false;
+    if ((++polls_ & (kWaitClockPolls - 1)) != 0) return false;
+    const uint64_t now = wait_now_ns();
+    if (start_ns_ == 0) start_ns_ = now;
+    waited_ns_ = now - start_ns_;
+    return waited_ns_ >= timeout_ns_;
+  }
+  XSHMEM_HD_INLINE uint64_t waited_ns() const { return waited_ns_; }
+
+ private:
+  uint64_t timeout_ns_;
+  uint64_t start_ns_ = 0;
+  uint64_t waited_ns_ = 0;
+  unsigned polls_ = 0;
+};
+
+// Reports a wait past the deadline and stops the job; does not return. Out of line: the wait
+// loops only carry the clock's branch.
+#if defined(__CUDA_ARCH__)
+__device__ __noinline__ inline void wait_timed_out(const state_t &s, const wait_timeout_t &w) {
+  device_error_t *e = s.device_error;
+  if (e != nullptr && atomicCAS(&e->claimed, 0u, 1u) == 0u) {
+    e->code = kDevWaitTimeout;
+    e->op = w.call;
+    e->pe = w.pe;
+    e->block[0] = blockIdx.x;
+    e->block[1] = blockIdx.y;
+    e->block[2] = blockIdx.z;
+    e->thread[0] = threadIdx.x;
+    e->thread[1] = threadIdx.y;
+    e->thread[2] = threadIdx.z;
+    e->addr = reinterpret_cast<uintptr_t>(w.addr);
+    e->size = w.expected;
+    e->align = w.seen;
+    e->wait_cmp = w.cmp;
+    e->wait_round = w.round;
+    e->wait_value_size = w.value_size;
+    e->wait_value_signed = w.value_signed;
+    e->wait_ns = w.waited_ns;
+    e->wait_index = w.index;
+    e->wait_nelems = w.nelems;
+    __threadfence_system();
+    atomicExch(&e->ready, 1u);
+    __threadfence_system();
+  }
+  __trap();
+}
+#else
+[[noreturn]] __attribute__((noinline, cold)) inline void wait_timed_out(const state_t &s,
+                                                                        const wait_timeout_t &w) {
+  if (s.on_wait_timeout != nullptr) s.on_wait_timeout(&w);
+  fprintf(stderr, "xshmem: pe %d: a wait (call %d) passed the wait deadline; aborting\n", s.my_pe,
+          w.call);
+  abort();
+}
+#endif
+
+// The report of a wait on one word (or the first of a set).
+template <typename T>
+XSHMEM_HD_INLINE wait_timeout_t wait_report(const wait_site &site, const wait_clock &clock,
+                                            const T *ivar, int cmp, T expected, T seen) {
+  wait_timeout_t w;
+  w.call = site.call;
+  w.name = site.name;
+  w.cmp = cmp;
+  w.value_size = static_cast<int32_t>(sizeof(T));
+  w.value_signed = std::is_signed<T>::value ? 1 : 0;
+  w.addr = ivar;
+  // Signed values as their sign-extended 64-bit pattern: the reporter prints them back.
+  w.expected = static_cast<uint64_t>(static_cast<int64_t>(expected));
+  w.seen = static_cast<uint64_t>(static_cast<int64_t>(seen));
+  if (!w.value_signed) {
+    w.expected = static_cast<uint64_t>(expected);
+    w.seen = static_cast<uint64_t>(seen);
+  }
+  w.waited_ns = clock.waited_ns();
+  return w;
+}
 
 namespace p2p_detail {
 // The comparison value of element i: one for all, or one per element (_vector).
@@ -88,7 +207,30 @@ XSHMEM_HD_INLINE size_t some(const T *ivars, size_t n, size_t *indices, const in
 }
 }  // namespace p2p_detail
 
-// Blocks until *ivar cmp value holds; returns the value that satisfied it.
+// Blocks until *ivar cmp value holds; returns the value that satisfied it. With a state and a
+// site: under the state's wait deadline, reported as the site's call waiting for `pe` (-1: any
+// PE) in `round` (-1: none) and, for an element of a set of `nelems`, at `index`.
+template <typename T>
+XSHMEM_HD_INLINE T wait_until(const state_t &s, const wait_site &site, const T *ivar, int cmp,
+                              T value, int pe = -1, int round = -1, uint64_t index = UINT64_MAX,
+                              uint64_t nelems = 0) {
+  atomic::backoff wait;
+  wait_clock clock(site.call != kWaitNone ? &s : nullptr);
+  for (;;) {
+    T seen = atomic::load_acquire(ivar);
+    if (compare(cmp, seen, value)) return seen;
+    if (clock.passed()) {
+      wait_timeout_t w = wait_report(site, clock, ivar, cmp, value, seen);
+      w.pe = pe;
+      w.round = round;
+      w.index = index;
+      w.nelems = nelems;
+      wait_timed_out(s, w);
+    }
+    wait();
+  }
+}
+// Without a deadline.
 template <typename T>
 XSHMEM_HD_INLINE T wait_until(const T *ivar, int cmp, T value) {
   atomic::backoff wait;
@@ -104,34 +246,64 @@ XSHMEM_HD_INLINE int test(const T *ivar, int cmp, T value) {
   return p2p_detail::holds(ivar, cmp, value) ? 1 : 0;
 }
 
-// The generic set forms; V is p2p_detail::same_value<T> or per_element<T>.
+namespace p2p_detail {
+// The report of an _any/_some wait past the deadline: the set, its first active element.
+template <typename T, typename V>
+XSHMEM_HD_INLINE void set_timed_out(const state_t &s, const wait_site &site,
+                                    const wait_clock &clock, const T *ivars, size_t n,
+                                    const int *status, int cmp, V values) {
+  size_t first = 0;
+  while (first < n && !active(status, first)) ++first;
+  wait_timeout_t w = wait_report(site, clock, ivars + first, cmp, values[first],
+                                 atomic::load_acquire(ivars + first));
+  w.index = first;
+  w.nelems = n;
+  wait_timed_out(s, w);
+}
+}  // namespace p2p_detail
+
+// The generic set forms; V is p2p_detail::same_value<T> or per_element<T>. `s` NULL (or a site
+// of kWaitNone): no deadline.
 template <typename T, typename V>
 XSHMEM_HD_INLINE void wait_until_all_g(const T *ivars, size_t n, const int *status, int cmp,
-                                       V values) {
+                                       V values, const state_t *s = nullptr,
+                                       const wait_site &site = wait_site{}) {
   // Element by element: once an element holds, later updates need not keep it holding.
   for (size_t i = 0; i < n; ++i) {
-    if (p2p_detail::active(status, i)) wait_until(ivars + i, cmp, values[i]);
+    if (!p2p_detail::active(status, i)) continue;
+    if (s != nullptr) {
+      wait_until(*s, site, ivars + i, cmp, values[i], -1, -1, i, n);
+    } else {
+      wait_until(ivars + i, cmp, values[i]);
+    }
   }
 }
 template <typename T, typename V>
 XSHMEM_HD_INLINE size_t wait_until_any_g(const T *ivars, size_t n, const int *status, int cmp,
-                                         V values, size_t *cursor) {
+                                         V values, size_t *cursor, const state_t *s = nullptr,
+                                         const wait_site &site = wait_site{}) {
   if (!p2p_detail::any_active(n, status)) return SIZE_MAX;
   atomic::backoff wait;
+  wait_clock clock(site.call != kWaitNone ? s : nullptr);
   for (;;) {
     size_t i = p2p_detail::any(ivars, n, status, cmp, values, cursor);
     if (i != SIZE_MAX) return i;
+    if (clock.passed()) p2p_detail::set_timed_out(*s, site, clock, ivars, n, status, cmp, values);
     wait();
   }
 }
 template <typename T, typename V>
 XSHMEM_HD_INLINE size_t wait_until_some_g(const T *ivars, size_t n, size_t *indices,
-                                          const int *status, int cmp, V values) {
+                                          const int *status, int cmp, V values,
+                                          const state_t *s = nullptr,
+                                          const wait_site &site = wait_site{}) {
   if (!p2p_detail::any_active(n, status)) return 0;
   atomic::backoff wait;
+  wait_clock clock(site.call != kWaitNone ? s : nullptr);
   for (;;) {
     size_t found = p2p_detail::some(ivars, n, indices, status, cmp, values);
     if (found != 0) return found;
+    if (clock.passed()) p2p_detail::set_timed_out(*s, site, clock, ivars, n, status, cmp, values);
     wait();
   }
 }
@@ -165,6 +337,47 @@ template <typename T>
 XSHMEM_HD_INLINE size_t wait_until_some_vector(const T *ivars, size_t n, size_t *indices,
                                                const int *status, int cmp, const T *values) {
   return wait_until_some_g(ivars, n, indices, status, cmp, p2p_detail::per_element<T>{values});
+}
+
+// The same under the state's wait deadline (device code passes its state; the host API has its
+// own wrappers that name the typed call).
+template <typename T>
+XSHMEM_HD_INLINE void wait_until_all(const state_t &s, const T *ivars, size_t n, const int *status,
+                                     int cmp, T value) {
+  wait_until_all_g(ivars, n, status, cmp, p2p_detail::same_value<T>{value}, &s,
+                   wait_site{kWaitUntilAll});
+}
+template <typename T>
+XSHMEM_HD_INLINE size_t wait_until_any(const state_t &s, const T *ivars, size_t n,
+                                       const int *status, int cmp, T value, size_t *cursor) {
+  return wait_until_any_g(ivars, n, status, cmp, p2p_detail::same_value<T>{value}, cursor, &s,
+                          wait_site{kWaitUntilAny});
+}
+template <typename T>
+XSHMEM_HD_INLINE size_t wait_until_some(const state_t &s, const T *ivars, size_t n, size_t *indices,
+                                        const int *status, int cmp, T value) {
+  return wait_until_some_g(ivars, n, indices, status, cmp, p2p_detail::same_value<T>{value}, &s,
+                           wait_site{kWaitUntilSome});
+}
+template <typename T>
+XSHMEM_HD_INLINE void wait_until_all_vector(const state_t &s, const T *ivars, size_t n,
+                                            const int *status, int cmp, const T *values) {
+  wait_until_all_g(ivars, n, status, cmp, p2p_detail::per_element<T>{values}, &s,
+                   wait_site{kWaitUntilAllVector});
+}
+template <typename T>
+XSHMEM_HD_INLINE size_t wait_until_any_vector(const state_t &s, const T *ivars, size_t n,
+                                              const int *status, int cmp, const T *values,
+                                              size_t *cursor) {
+  return wait_until_any_g(ivars, n, status, cmp, p2p_detail::per_element<T>{values}, cursor, &s,
+                          wait_site{kWaitUntilAnyVector});
+}
+template <typename T>
+XSHMEM_HD_INLINE size_t wait_until_some_vector(const state_t &s, const T *ivars, size_t n,
+                                               size_t *indices, const int *status, int cmp,
+                                               const T *values) {
+  return wait_until_some_g(ivars, n, indices, status, cmp, p2p_detail::per_element<T>{values}, &s,
+                           wait_site{kWaitUntilSomeVector});
 }
 
 template <typename T>

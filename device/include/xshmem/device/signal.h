@@ -69,9 +69,16 @@ XSHMEM_HD_INLINE uint64_t signal_fetch(const uint64_t *sig_addr) {
   return atomic::load_acquire(sig_addr);
 }
 
-// Waits until the local signal satisfies cmp against value; returns the value seen.
+// Waits until the local signal satisfies cmp against value; returns the value seen. With the
+// state: under its wait deadline (p2p.h).
 XSHMEM_HD_INLINE uint64_t signal_wait_until(const uint64_t *sig_addr, int cmp, uint64_t value) {
   return wait_until(sig_addr, cmp, value);
+}
+XSHMEM_HD_INLINE uint64_t signal_wait_until(const state_t &s, const uint64_t *sig_addr, int cmp,
+                                            uint64_t value,
+                                            const wait_site &site = wait_site{
+                                                kWaitSignalWaitUntil}) {
+  return wait_until(s, site, sig_addr, cmp, value);
 }
 
 }  // namespace xshmem::dev

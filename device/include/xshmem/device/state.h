@@ -92,6 +92,10 @@ enum device_check_code : int32_t {
   kDevCheckAlign = 3,      // addr not a multiple of `align`
   kDevCheckNull = 4,       // a local buffer is NULL with `size` bytes to move
   kDevGlobalExit = 5,      // xshmem_global_exit from a GPU thread; `pe` holds the status
+  // A wait passed XSHMEM_WAIT_TIMEOUT (LIV-03): `op` is the wait_call, `pe` the PE waited for,
+  // `addr` the word, `size` the value expected, `align` the value last seen, and the wait_* fields
+  // below the rest.
+  kDevWaitTimeout = 6,
 };
 // Which device call family met it (the diagnostic names it).
 enum device_check_op : int32_t {
@@ -115,6 +119,49 @@ struct device_error_t {
   uint32_t thread[3];
   uint32_t reserved;
   uint64_t addr, size, align;
+  // kDevWaitTimeout only (see wait_timeout_t).
+  int32_t wait_cmp, wait_round, wait_value_size, wait_value_signed;
+  uint64_t wait_ns, wait_index, wait_nelems;
+};
+
+// ---- the wait deadline (XSHMEM_WAIT_TIMEOUT, LIV-03) ----
+// The public call a blocking wait belongs to, for the diagnostic of a wait past the deadline.
+enum wait_call : int32_t {
+  kWaitNone = 0,  // an internal wait: no deadline
+  kWaitUntil,
+  kWaitUntilAll,
+  kWaitUntilAny,
+  kWaitUntilSome,
+  kWaitUntilAllVector,
+  kWaitUntilAnyVector,
+  kWaitUntilSomeVector,
+  kWaitSignalWaitUntil,
+  kWaitBarrierAll,
+  kWaitSyncAll,
+  kWaitTeamSync,
+  kWaitCollective,  // the waits inside a team collective (reduce, broadcast, collect, ...)
+};
+// Where a wait is: its call and, for the rounds of a sync, the round. Host code also names the
+// public call (`name`, e.g. "xshmem_int_wait_until"); device code leaves it NULL.
+struct wait_site {
+  int32_t call = kWaitNone;
+  const char *name = nullptr;
+};
+// What a wait past the deadline waited for, as given to state_t::on_wait_timeout.
+struct wait_timeout_t {
+  int32_t call = kWaitNone;     // wait_call
+  const char *name = nullptr;   // the public call (host), or NULL: by `call`
+  int32_t cmp = 0;              // XSHMEM_CMP_*
+  int32_t pe = -1;              // the PE whose update was awaited; -1: any (a local word)
+  int32_t round = -1;           // syncs: the dissemination round, else -1
+  int32_t value_size = 0;       // bytes of the waited word's type
+  int32_t value_signed = 0;     // whether that type is signed
+  const void *addr = nullptr;   // the waited word (for a set: the element, or the set's start)
+  uint64_t expected = 0;        // the value compared against (syncs: the epoch)
+  uint64_t seen = 0;            // the value last seen
+  uint64_t index = UINT64_MAX;  // _all forms: the element waited on; UINT64_MAX: not a set
+  uint64_t nelems = 0;          // set forms: the number of elements
+  uint64_t waited_ns = 0;       // how long it waited
 };
 
 struct state_t {
@@ -145,6 +192,11 @@ struct state_t {
   int32_t coll_fcollect_algo = 0;
   // ---- end collectives: data movement ----
   device_error_t *device_error = nullptr;
+  // XSHMEM_WAIT_TIMEOUT in nanoseconds; 0 (the default): waits have no deadline. A wait of the
+  // API that lasts longer stops the job with a diagnostic (p2p.h, wait_clock).
+  uint64_t wait_timeout_ns = 0;
+  // Host only: reports a wait past the deadline and stops the job; does not return.
+  void (*on_wait_timeout)(const wait_timeout_t *w) = nullptr;
 };
 
 // Offset of a symmetric address; the same on every PE.

@@ -34,13 +34,14 @@ XSHMEM_HD_INLINE team_t world_team(const state_t &s) {
 // Every PE arrives before any leaves; stores this thread made before the call are visible to
 // each PE once it has left. Does not complete remote operations (quiet first for barrier
 // semantics).
-XSHMEM_HD_INLINE void sync_all(const state_t &s) {
-  team_sync(s, world_team(s));
+XSHMEM_HD_INLINE void sync_all(const state_t &s, const wait_site &site = wait_site{kWaitSyncAll}) {
+  team_sync(s, world_team(s), site);
 }
 
 // quiet, then sync: every PE has completed its operations before any leaves.
-XSHMEM_HD_INLINE void barrier_all(const state_t &s) {
-  team_barrier(s, world_team(s));
+XSHMEM_HD_INLINE void barrier_all(const state_t &s,
+                                  const wait_site &site = wait_site{kWaitBarrierAll}) {
+  team_barrier(s, world_team(s), site);
 }
 
 }  // namespace xshmem::dev

@@ -73,32 +73,38 @@ XSHMEM_HD_INLINE team_sync_t &team_area(const state_t &s, const team_t &t) {
 
 // The rounds of one sync with number `epoch` on t; the caller has fenced (release or stronger)
 // right before. Cost per round over NVLink: one remote store, one poll, and (after round 0) the
-// fence that orders what this PE learned in the round before (cumulativity).
-XSHMEM_HD_INLINE void team_sync_rounds(const state_t &s, const team_t &t, uint64_t epoch) {
+// fence that orders what this PE learned in the round before (cumulativity). `site`: the public
+// call, for the wait deadline (a round that waits too long names the member it waits for).
+XSHMEM_HD_INLINE void team_sync_rounds(const state_t &s, const team_t &t, uint64_t epoch,
+                                       const wait_site &site) {
   team_sync_t &a = team_area(s, t);
   for (int k = 0; k < team_sync_t::kMaxRounds && (int64_t{1} << k) < t.size; ++k) {
-    const int to = team_world_pe(t, static_cast<int>((t.my_index + (int64_t{1} << k)) % t.size));
+    const int64_t step = (int64_t{1} << k) % t.size;
+    const int to = team_world_pe(t, static_cast<int>((t.my_index + step) % t.size));
+    const int from = team_world_pe(t, static_cast<int>((t.my_index - step + t.size) % t.size));
     signal_op(s, &a.flags[k], epoch, kSignalSet, to, /*fenced=*/k == 0);
-    wait_until(&a.flags[k], kCmpGe, epoch);
+    wait_until(s, site, &a.flags[k], kCmpGe, epoch, from, k);
   }
 }
 
 // team_sync: every member arrives before any leaves; this thread's stores before the call are
 // visible to every member after it. One caller per member at a time.
-XSHMEM_HD_INLINE void team_sync(const state_t &s, const team_t &t) {
+XSHMEM_HD_INLINE void team_sync(const state_t &s, const team_t &t,
+                                const wait_site &site = wait_site{kWaitTeamSync}) {
   uint64_t *ep = &team_area(s, t).epoch;
   const uint64_t epoch = atomic::load(ep) + 1;
   atomic::fence();
-  team_sync_rounds(s, t, epoch);
+  team_sync_rounds(s, t, epoch, site);
   atomic::store(ep, epoch);
 }
 
 // quiet, then team_sync (the quiet is the first round's fence).
-XSHMEM_HD_INLINE void team_barrier(const state_t &s, const team_t &t) {
+XSHMEM_HD_INLINE void team_barrier(const state_t &s, const team_t &t,
+                                   const wait_site &site = wait_site{kWaitTeamSync}) {
   uint64_t *ep = &team_area(s, t).epoch;
   const uint64_t epoch = atomic::load(ep) + 1;
   quiet(s);
-  team_sync_rounds(s, t, epoch);
+  team_sync_rounds(s, t, epoch, site);
   atomic::store(ep, epoch);
 }
 
@@ -122,17 +128,19 @@ XSHMEM_HD_INLINE uint64_t word_combine(int op, uint64_t a, uint64_t b) {
 // Every member passes a word and receives op over all members' words; also a team sync.
 // In round k the partner's vals[k][epoch & 1] gets the running result, then its flags[k] the
 // epoch (data before flag: the signal's fence).
-XSHMEM_HD_INLINE uint64_t team_allreduce_word(const state_t &s, const team_t &t, uint64_t v,
-                                              int op) {
+XSHMEM_HD_INLINE uint64_t team_allreduce_word(const state_t &s, const team_t &t, uint64_t v, int op,
+                                              const wait_site &site = wait_site{kWaitCollective}) {
   team_sync_t &a = team_area(s, t);
   const uint64_t epoch = atomic::load(&a.epoch) + 1;
   const int parity = static_cast<int>(epoch & 1);
   uint64_t acc = v;
   for (int k = 0; k < team_sync_t::kMaxRounds && (int64_t{1} << k) < t.size; ++k) {
     const int to = team_world_pe(t, static_cast<int>((t.my_index + (int64_t{1} << k)) % t.size));
+    const int from = team_world_pe(
+        t, static_cast<int>((t.my_index - (int64_t{1} << k) % t.size + t.size) % t.size));
     p(s, &a.vals[k][parity], acc, to);
     signal_op(s, &a.flags[k], epoch, kSignalSet, to);
-    wait_until(&a.flags[k], kCmpGe, epoch);
+    wait_until(s, site, &a.flags[k], kCmpGe, epoch, from, k);
     acc = word_combine(op, acc, atomic::load(&a.vals[k][parity]));
   }
   atomic::store(&a.epoch, epoch);
