@@ -145,6 +145,7 @@ int main(int argc, char **argv) {
   signal(SIGINT, on_stop);
   setenv("XSHMEM_INIT_TIMEOUT", "10s", 1);
   setenv("XSHMEM_SYMMETRIC_SIZE", "8M", 1);
+  setenv("XSHMEM_HEAP", "host", 1);  // hostshm memfds, also on machines with GPUs
 
   const char *who[2] = {"same-uid", "nobody"};
   pid_t apid[2];
