@@ -54,8 +54,9 @@ std::mt19937_64 g_rng(std::random_device{}());
 
 int g_memfd = -1;
 
-std::deque<int> g_held;    // connections kept open (silent, half messages)
-std::vector<int> g_squat;  // listening sockets on squatted names
+std::deque<int> g_held;        // connections kept open (silent, half messages)
+std::vector<int> g_squat;      // listening sockets on squatted names
+std::set<std::string> g_mine;  // names this attacker bound: not a job's, never attacked
 
 void hold(int fd) {
   g_held.push_back(fd);
@@ -227,6 +228,9 @@ void squat(const std::string &name) {
   uint64_t round = 1;
   std::vector<std::string> guesses;
   if (parse_old(name, token, pe, round)) {
+    // Once per job: the other attacker's squats carry the same token.
+    static std::set<std::string> tokens;
+    if (!tokens.insert(token).second) return;
     for (int q = 0; q < 8; ++q)
       for (uint64_t r = round; r < round + 3; ++r)
         guesses.push_back("xshmem-" + token + "-" + std::to_string(q) + "-" + std::to_string(r));
@@ -239,8 +243,10 @@ void squat(const std::string &name) {
     sockaddr_un a;
     socklen_t len = make_addr(a, g);
     ++g_st.squat_tries;
-    if (bind(s, reinterpret_cast<sockaddr *>(&a), len) == 0 && listen(s, 64) == 0) {
+    if (g_mine.count(g) == 0 && bind(s, reinterpret_cast<sockaddr *>(&a), len) == 0 &&
+        listen(s, 64) == 0) {
       ++g_st.squat_binds;
+      g_mine.insert(g);
       g_squat.push_back(s);
     } else {
       close(s);
@@ -356,7 +362,7 @@ int main(int argc, char **argv) {
                          (now.tv_sec == hot_until.tv_sec && now.tv_nsec < hot_until.tv_nsec);
     std::vector<std::string> fresh;
     for (const std::string &name : scan())
-      if (seen.insert(name).second) fresh.push_back(name);
+      if (g_mine.count(name) == 0 && seen.insert(name).second) fresh.push_back(name);
     g_st.names_seen += static_cast<long>(fresh.size());
     if (kase == "squat") {
       for (const std::string &name : fresh) squat(name);
