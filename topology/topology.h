@@ -9,6 +9,7 @@
 #define XSHMEM_TOPOLOGY_TOPOLOGY_H
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,8 +31,9 @@ const char *class_name(PathClass c);
 
 struct NumaNode {
   int os_index = -1;
-  std::string cpuset;         // hwloc list syntax, "0-55,112-167"
+  std::string cpuset;         // hwloc list syntax, "0-55,112-167"; "" for a node without CPUs
   uint64_t memory_bytes = 0;  // local memory, 0 when unknown
+  std::string subtype;        // hwloc's subtype: "GPUMemory" (GPU memory as a NUMA node), "" none
 };
 
 struct Package {
@@ -102,6 +104,10 @@ struct Machine {
   std::vector<std::vector<PathClass>> gpu_nic;  // [gpu][nic]
   std::vector<std::vector<PathClass>> nic_nic;  // [nic][nic]
   std::vector<std::string> notes;               // what was probed and what was not, and why
+  // NVIDIA GPUs hwloc shows only as OS devices without a PCI device ("nvml0 (NVIDIA H100)"): not
+  // in gpus (no bus id, no PCIe distance), named here so that nothing plans them as CPUs silently.
+  std::vector<std::string> unplaced_gpus;
+  std::string hwloc_version;  // of the recording (its hwlocVersion info), "" when unknown
 };
 
 struct DiscoverOptions {
@@ -155,6 +161,9 @@ struct PlanOptions {
   std::string nics;                    // NIC filter, parse_nic_filter syntax
   std::map<int, std::string> nic_map;  // PE -> NIC name, overrides the nearest-NIC choice
   bool host_heap = false;              // XSHMEM_HEAP=host: every PE is a CPU PE
+  // Fill Plan::pairs (n * n reasons): -1 = when the plan has at most kFullPairsMax PEs, 0 = never,
+  // 1 = always (memory grows with n * n: for a full list of a large plan, call plan_pair instead).
+  int full_pairs = -1;
 };
 
 struct PePlan {
@@ -170,14 +179,42 @@ struct PairPlan {
   std::string why;  // "nvlink: GPUs 0,1 NV18", "none: ..." with the reason
 };
 
+// Pairs that take one transport for one reason: every ordered PE pair (a PE with itself too) is in
+// exactly one class, so the counts add up to n * n. Whether and how a pair is reached depends only
+// on both PEs' machines, GPUs and NICs and on whether they share a node, so a plan of 10^4 PEs has
+// a handful of classes; `why` is the reason of the class's first pair (from -> to), whose PE and
+// node numbers differ from pair to pair.
+struct PairClass {
+  Transport transport = Transport::kNone;
+  std::string why;
+  int from = -1, to = -1;  // the first pair of the class (lowest from, then to)
+  uint64_t count = 0;
+  bool same_node = false;
+};
+
 struct Plan {
   int pes_per_node = 0, nodes = 0;
   std::vector<PePlan> pes;
-  std::vector<std::vector<PairPlan>> pairs;  // [from][to]
+  std::vector<PairClass> classes;            // by first pair
+  std::vector<std::vector<PairPlan>> pairs;  // [from][to]: filled only when full_pairs() is true
   std::vector<std::string> errors;           // bad options, unreachable pairs (one line each)
   std::vector<std::string> notes;            // skipped NICs and the like
   bool ok() const { return errors.empty(); }
+  bool full_pairs() const { return !pairs.empty(); }
+  // The transport of one pair, from the classes (no pair list needed).
+  Transport transport(int from, int to) const;
+  // The class one pair belongs to (an index into classes).
+  int class_of(int from, int to) const;
+  uint64_t count(Transport t) const;  // ordered pairs (self pairs included) that take t
+
+  // Internal: each PE's kind (its machine, GPU and NIC) and the class of each pair of kinds.
+  std::vector<int> pe_kind;
+  int kinds = 0;
+  std::vector<int> kind_class;  // [(kind_a * kinds + kind_b) * 3 + 0 self, 1 same node, 2 other]
 };
+
+// At most this many PEs get the full pair list by default (PlanOptions::full_pairs).
+constexpr int kFullPairsMax = 64;
 
 // The plan for `nodes` nodes of `pes_per_node` PEs each (PE = node * pes_per_node + local rank).
 // `machines` holds one machine per node, or one machine that every node is a copy of. A PE's GPU
@@ -185,8 +222,16 @@ struct Plan {
 // same-node CPU PEs hostshm (the rules of those plugins' can_reach); other pairs the remote
 // transport (XSHMEM_REMOTE_TRANSPORT, else the first allowed one that can). A requested transport
 // that cannot serve a pair leaves it "none" with the reason: never a silent fallback.
+// Work and memory grow with the PEs and the pair classes, not with the pairs.
 Plan plan(const std::vector<Machine> &machines, int pes_per_node, int nodes,
           const PlanOptions &opts);
+// One pair of a plan with its own reason (the PE and node numbers of this pair), computed on demand
+// from the same machines and options: lists every pair of a plan of any size without holding them.
+PairPlan plan_pair(const std::vector<Machine> &machines, const PlanOptions &opts, const Plan &p,
+                   int from, int to);
+// Every pair of a plan in (from, to) order, one at a time (the options parsed once).
+void for_each_pair(const std::vector<Machine> &machines, const PlanOptions &opts, const Plan &p,
+                   const std::function<void(int from, int to, const PairPlan &)> &fn);
 
 // ---- Rendering ----------------------------------------------------------------------------------
 
@@ -195,9 +240,12 @@ Plan plan(const std::vector<Machine> &machines, int pes_per_node, int nodes,
 std::string matrix_text(const Machine &m);
 // The whole model as JSON text (two-space indent).
 std::string to_json(const Machine &m);
-// The plan: one line per PE, a transport matrix, and the reason of every pair.
+// The plan: one line per PE, the pairs by class (transport, count, first pair and its reason), and
+// when the plan holds the full pair list (Plan::full_pairs) the transport matrix and every pair's
+// reason.
 std::string plan_text(const Plan &p);
-std::string plan_json(const Plan &p);
+// As JSON; "pairs" (every pair) only when `with_pairs` and the plan holds them.
+std::string plan_json(const Plan &p, bool with_pairs = true);
 // Graphviz: NUMA nodes, GPUs, NICs and their links; with a plan, the chosen paths between nodes'
 // PEs too (plan may be null). `machines` as for plan().
 std::string to_dot(const std::vector<Machine> &machines, const Plan *p);

@@ -44,6 +44,9 @@ const char *short_name(Transport t) {
 
 }  // namespace
 
+// Above this many GPUs and NICs the matrix is summarised by class (a 1024-GPU matrix is 8 MB).
+constexpr size_t kMatrixMax = 64;
+
 std::string matrix_text(const Machine &m) {
   const size_t ng = m.gpus.size(), nn = m.nics.size();
   std::string out;
@@ -51,15 +54,47 @@ std::string matrix_text(const Machine &m) {
     out = "no GPU and no RDMA NIC";
     if (!m.host.empty()) out += " on " + m.host;
     out += "\n";
+  } else if (ng + nn > kMatrixMax) {
+    // Counts per class instead of the matrix; then each GPU's affinity.
+    std::map<std::string, uint64_t> gg, gn;
+    for (size_t i = 0; i < ng; ++i) {
+      for (size_t j = 0; j < ng; ++j)
+        if (i != j) ++gg[gpu_cell(m, i, j)];
+      for (size_t k = 0; k < nn; ++k) ++gn[class_name(m.gpu_nic[i][k])];
+    }
+    out += std::to_string(ng) + " GPUs and " + std::to_string(nn) + " NICs: more than " +
+           std::to_string(kMatrixMax) +
+           ", so pairs by class instead of the matrix (--json has every GPU's classes)\n";
+    out += "  GPU-GPU pairs (ordered):";
+    for (const auto &[c, k] : gg) out += " " + c + " " + std::to_string(k);
+    out += "\n  GPU-NIC pairs:";
+    for (const auto &[c, k] : gn) out += " " + c + " " + std::to_string(k);
+    out += "\n";
+    // GPUs with the same affinity in runs: "GPU0-7  cpus 0-55  NUMA 0".
+    for (size_t i = 0; i < ng;) {
+      size_t j = i + 1;
+      while (j < ng && m.gpus[j].cpuset == m.gpus[i].cpuset &&
+             m.gpus[j].numa_node == m.gpus[i].numa_node)
+        ++j;
+      out += "  GPU" + std::to_string(i) + (j - i > 1 ? "-" + std::to_string(j - 1) : "") +
+             ": CPU affinity " + (m.gpus[i].cpuset.empty() ? "N/A" : m.gpus[i].cpuset) +
+             ", NUMA affinity " +
+             (m.gpus[i].numa_node >= 0 ? std::to_string(m.gpus[i].numa_node) : "N/A") + "\n";
+      i = j;
+    }
   } else {
     std::vector<std::string> head;
     for (size_t i = 0; i < ng; ++i) head.push_back("GPU" + std::to_string(i));
     for (size_t k = 0; k < nn; ++k) head.push_back("NIC" + std::to_string(k));
     size_t w = 6;
     for (const auto &h : head) w = std::max(w, h.size() + 2);
+    // The CPU affinity column is as wide as its longest entry (plus two spaces).
+    size_t cpu_w = std::string("CPU Affinity").size() + 2;
+    for (const Gpu &g : m.gpus)
+      cpu_w = std::max(cpu_w, (g.cpuset.empty() ? 3 : g.cpuset.size()) + 2);
     out += pad("", w);
     for (const auto &h : head) out += pad(h, w);
-    if (ng) out += pad("CPU Affinity", 18) + "NUMA Affinity";
+    if (ng) out += pad("CPU Affinity", cpu_w) + "NUMA Affinity";
     out += "\n";
     for (size_t r = 0; r < ng + nn; ++r) {
       out += pad(head[r], w);
@@ -76,12 +111,14 @@ std::string matrix_text(const Machine &m) {
         out += pad(cell, w);
       }
       if (r < ng) {
-        out += pad(m.gpus[r].cpuset.empty() ? "N/A" : m.gpus[r].cpuset, 18);
+        out += pad(m.gpus[r].cpuset.empty() ? "N/A" : m.gpus[r].cpuset, cpu_w);
         out += m.gpus[r].numa_node >= 0 ? std::to_string(m.gpus[r].numa_node) : "N/A";
       }
       while (!out.empty() && out.back() == ' ') out.pop_back();
       out += "\n";
     }
+  }
+  if (ng || nn) {
     out +=
         "\nLegend:\n\n"
         "  X    = Self\n"
@@ -105,16 +142,34 @@ std::string to_json(const Machine &m) {
   json j;
   j["host"] = m.host;
   j["origin"] = m.origin;
+  j["hwloc_version"] = m.hwloc_version;
   j["numa_nodes"] = json::array();
   for (const NumaNode &n : m.numa)
-    j["numa_nodes"].push_back(
-        {{"os_index", n.os_index}, {"cpuset", n.cpuset}, {"memory_bytes", n.memory_bytes}});
+    j["numa_nodes"].push_back({{"os_index", n.os_index},
+                               {"cpuset", n.cpuset},
+                               {"memory_bytes", n.memory_bytes},
+                               {"subtype", n.subtype}});
   j["packages"] = json::array();
   for (const Package &p : m.packages)
     j["packages"].push_back({{"os_index", p.os_index}, {"cpuset", p.cpuset}, {"model", p.model}});
   j["gpus"] = json::array();
   for (const Gpu &g : m.gpus) {
     json links = json::array();
+    if (m.gpus.size() > kMatrixMax) {
+      // Compact for large machines: one string of classes, peer by peer ("X NV18 NV18 ...").
+      std::string classes;
+      for (size_t k = 0; k < m.gpus.size(); ++k)
+        classes += (k ? " " : "") + gpu_cell(m, g.index, k);
+      j["gpus"].push_back({{"index", g.index},
+                           {"bus_id", g.bus_id},
+                           {"name", g.name},
+                           {"numa_node", g.numa_node},
+                           {"cpuset", g.cpuset},
+                           {"cuda_ordinal", g.cuda_ordinal},
+                           {"pci_path", g.pci_path},
+                           {"classes", classes}});
+      continue;
+    }
     for (size_t k = 0; k < m.gpus.size(); ++k) {
       const GpuLink &l = m.gpu_gpu[g.index][k];
       links.push_back({{"gpu", k},
@@ -159,6 +214,7 @@ std::string to_json(const Machine &m) {
     j["fabric_domains"].push_back(
         {{"provider", d.provider}, {"domain", d.domain}, {"bus_id", d.bus_id}});
   j["matrix"] = matrix_text(m);
+  j["unplaced_gpus"] = m.unplaced_gpus;
   j["notes"] = m.notes;
   return j.dump(2);
 }
@@ -175,7 +231,38 @@ std::string plan_text(const Plan &p) {
     out += line;
   }
   const size_t n = p.pes.size();
-  if (!p.pairs.empty()) {
+  if (!p.classes.empty()) {
+    // Pairs by transport, then each class (at most 8 per transport shown).
+    snprintf(line, sizeof(line),
+             "\npairs by transport (%zu PEs, %llu ordered pairs, self pairs too):\n", n,
+             static_cast<unsigned long long>(n) * n);
+    out += line;
+    for (Transport t : {Transport::kNvlink, Transport::kHostshm, Transport::kIbgda,
+                        Transport::kLibfabric, Transport::kNone}) {
+      const uint64_t c = p.count(t);
+      if (c == 0) continue;
+      size_t nc = 0;
+      for (const PairClass &k : p.classes) nc += k.transport == t;
+      snprintf(line, sizeof(line), "  %-9s %llu pairs in %zu class(es)\n", transport_name(t),
+               static_cast<unsigned long long>(c), nc);
+      out += line;
+      size_t shown = 0;
+      for (const PairClass &k : p.classes) {
+        if (k.transport != t) continue;
+        if (shown++ == 8) {
+          snprintf(line, sizeof(line), "    ... and %zu more %s classes\n", nc - 8,
+                   transport_name(t));
+          out += line;
+          break;
+        }
+        snprintf(line, sizeof(line),
+                 "    %llu x, first %d -> %d: ", static_cast<unsigned long long>(k.count), k.from,
+                 k.to);
+        out += line + k.why + "\n";
+      }
+    }
+  }
+  if (p.full_pairs()) {
     out += "\ntransport matrix (NV nvlink, SHM hostshm, GDA ibgda, OFI libfabric, - none):\n";
     out += "      ";
     for (size_t b = 0; b < n; ++b) out += pad(std::to_string(b), 4);
@@ -193,13 +280,19 @@ std::string plan_text(const Plan &p) {
         snprintf(line, sizeof(line), "  %zu -> %zu: ", a, b);
         out += line + p.pairs[a][b].why + "\n";
       }
+  } else if (!p.classes.empty()) {
+    snprintf(line, sizeof(line),
+             "\n(%zu PEs: more than %d, so no transport matrix and no per-pair list; "
+             "xshmem-info --pairs prints every pair)\n",
+             n, kFullPairsMax);
+    out += line;
   }
   for (const auto &s : p.notes) out += "note: " + s + "\n";
   for (const auto &s : p.errors) out += "error: " + s + "\n";
   return out;
 }
 
-std::string plan_json(const Plan &p) {
+std::string plan_json(const Plan &p, bool with_pairs) {
   json j;
   j["nodes"] = p.nodes;
   j["pes_per_node"] = p.pes_per_node;
@@ -211,13 +304,35 @@ std::string plan_json(const Plan &p) {
                         {"gpu", x.gpu},
                         {"nic", x.nic_name},
                         {"nic_reason", x.nic_reason}});
-  j["pairs"] = json::array();
-  for (size_t a = 0; a < p.pairs.size(); ++a)
-    for (size_t b = 0; b < p.pairs[a].size(); ++b)
-      j["pairs"].push_back({{"from", a},
-                            {"to", b},
-                            {"transport", transport_name(p.pairs[a][b].transport)},
-                            {"why", p.pairs[a][b].why}});
+  json counts = json::object();
+  for (Transport t : {Transport::kNvlink, Transport::kHostshm, Transport::kIbgda,
+                      Transport::kLibfabric, Transport::kNone})
+    if (const uint64_t c = p.count(t)) counts[transport_name(t)] = c;
+  j["pair_counts"] = counts;
+  // The classes, at most 256 per transport (a 1024-GPU plan has a million).
+  j["pair_classes"] = json::array();
+  std::map<Transport, size_t> listed;
+  size_t omitted = 0;
+  for (const PairClass &k : p.classes)
+    if (listed[k.transport]++ >= 256)
+      ++omitted;
+    else
+      j["pair_classes"].push_back({{"transport", transport_name(k.transport)},
+                                   {"count", k.count},
+                                   {"same_node", k.same_node},
+                                   {"first_from", k.from},
+                                   {"first_to", k.to},
+                                   {"why", k.why}});
+  if (omitted) j["pair_classes_omitted"] = omitted;
+  if (with_pairs && p.full_pairs()) {
+    j["pairs"] = json::array();
+    for (size_t a = 0; a < p.pairs.size(); ++a)
+      for (size_t b = 0; b < p.pairs[a].size(); ++b)
+        j["pairs"].push_back({{"from", a},
+                              {"to", b},
+                              {"transport", transport_name(p.pairs[a][b].transport)},
+                              {"why", p.pairs[a][b].why}});
+  }
   j["notes"] = p.notes;
   j["errors"] = p.errors;
   j["ok"] = p.ok();
@@ -265,18 +380,24 @@ std::string to_dot(const std::vector<Machine> &machines, const Plan *p) {
                  " [color=blue, label=\"PIX\"];\n";
     out += "  }\n";
   }
-  if (p) {
-    // One edge per node pair and NIC pair the plan uses between nodes.
-    std::set<std::string> edges;
-    for (size_t a = 0; a < p->pairs.size(); ++a)
-      for (size_t b = a + 1; b < p->pairs.size(); ++b) {
-        const PePlan &pa = p->pes[a], &pb = p->pes[b];
-        const Transport t = p->pairs[a][b].transport;
-        if (pa.node == pb.node || pa.nic < 0 || pb.nic < 0 || t == Transport::kNone) continue;
-        edges.insert("  " + id(pa.node, "nic", pa.nic) + " -- " + id(pb.node, "nic", pb.nic) +
-                     " [style=dashed, color=red, label=\"" + transport_name(t) + "\"];\n");
-      }
-    for (const auto &e : edges) out += e;
+  if (p && !p->pes.empty() && !p->kind_class.empty()) {
+    // One edge per node pair and NIC pair the plan uses between nodes (up to 4096 PEs).
+    const size_t n = p->pes.size();
+    if (n > 4096) {
+      out += "  // " + std::to_string(n) + " PEs: the paths between nodes are not drawn\n";
+    } else {
+      std::set<std::string> edges;
+      for (size_t a = 0; a < n; ++a)
+        for (size_t b = a + 1; b < n; ++b) {
+          const PePlan &pa = p->pes[a], &pb = p->pes[b];
+          if (pa.node == pb.node || pa.nic < 0 || pb.nic < 0) continue;
+          const Transport t = p->transport(static_cast<int>(a), static_cast<int>(b));
+          if (t == Transport::kNone) continue;
+          edges.insert("  " + id(pa.node, "nic", pa.nic) + " -- " + id(pb.node, "nic", pb.nic) +
+                       " [style=dashed, color=red, label=\"" + transport_name(t) + "\"];\n");
+        }
+      for (const auto &e : edges) out += e;
+    }
   }
   out += "}\n";
   return out;

@@ -4,8 +4,11 @@
 Hand-made machines in hwloc's v2 XML format, with the PCIe tree real machines have: host bridge >
 root port > switch upstream port > one downstream port per device. GPUs carry an NVML OS device
 (as hwloc's NVML backend adds), NICs an OpenFabrics OS device with port infos, and NVLink
-bandwidth is the "NVLinkBandwidth" distances matrix hwloc's NVML backend records (50000 MB/s per
-NVLink 3/4 link).
+bandwidth is the "NVLinkBandwidth" distances matrix hwloc's NVML backend records: 25000 MB/s per
+NVLink 2/3/4 link, 20000 for NVLink 1 (hwloc/topology-nvml.c). The root object carries the
+hwlocVersion info real exports have (`<info name="hwlocVersion" value="2.10.0"/>`).
+
+The 1024-GPU machine of the scale tests is not here: big_fixture.h writes it at test time.
 """
 import os
 
@@ -13,8 +16,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class Gen:
-    def __init__(self, host):
+    def __init__(self, host, hwloc_version="2.9.0"):
         self.host = host
+        self.hwloc_version = hwloc_version
         self.gp = 0
         self.lines = []
         self.nvml = []  # gp indexes of the GPUs' NVML OS devices, in order
@@ -31,7 +35,13 @@ def mask(cpus):
     m = 0
     for c in cpus:
         m |= 1 << c
-    return "0x%08x" % m
+    if not m:
+        return "0x0"
+    words = []
+    while m:
+        words.append("0x%08x" % (m & 0xffffffff))
+        m >>= 32
+    return ",".join(reversed(words))  # hwloc's bitmap syntax: 32-bit words, highest first
 
 
 def sets(cpus, nodes):
@@ -102,10 +112,15 @@ def switch(g, d, base, devices):
     g.out(d, "</object>")
 
 
-def machine(g, packages, memory=1 << 40):
-    """packages: list of (cpus, numa os index, io callable(depth))."""
+def machine(g, packages, memory=1 << 40, gpu_memory=None, root_io=None):
+    """packages: list of (cpus, numa os index, io callable(depth)).
+
+    gpu_memory: {package index: NUMA os index} of CPU-less GPU-memory NUMA nodes (Grace Hopper:
+    the GPU's HBM is a NUMA node of the superchip's package). root_io(depth): objects right under
+    the machine (OS devices hwloc could not place on PCI)."""
+    gpu_memory = gpu_memory or {}
     allc = sorted(c for p in packages for c in p[0])
-    alln = sorted(p[1] for p in packages)
+    alln = sorted([p[1] for p in packages] + list(gpu_memory.values()))
     g.out(0, '<?xml version="1.0" encoding="UTF-8"?>')
     g.out(0, '<!DOCTYPE topology SYSTEM "hwloc2.dtd">')
     g.out(0, '<topology version="2.0">')
@@ -116,27 +131,36 @@ def machine(g, packages, memory=1 << 40):
     g.out(2, '<info name="OSName" value="Linux"/>')
     g.out(2, f'<info name="HostName" value="{g.host}"/>')
     g.out(2, '<info name="Architecture" value="x86_64"/>')
+    if g.hwloc_version:
+        g.out(2, f'<info name="hwlocVersion" value="{g.hwloc_version}"/>')
     for pi, (cpus, node, io) in enumerate(packages):
-        g.out(2, f'<object type="Package" os_index="{pi}" {sets(cpus, [node])} gp_index="{g.gpi()}">')
+        nodes = [node] + ([gpu_memory[pi]] if pi in gpu_memory else [])
+        g.out(2, f'<object type="Package" os_index="{pi}" {sets(cpus, nodes)} gp_index="{g.gpi()}">')
         g.out(3, '<info name="CPUVendor" value="GenuineIntel"/>')
         g.out(3, '<info name="CPUModel" value="Intel(R) Xeon(R) Platinum 8480C"/>')
         g.out(3, f'<object type="NUMANode" os_index="{node}" {sets(cpus, [node])} '
                  f'gp_index="{g.gpi()}" local_memory="{memory}"/>')
+        if pi in gpu_memory:
+            gm = gpu_memory[pi]
+            g.out(3, f'<object type="NUMANode" os_index="{gm}" subtype="GPUMemory" {sets([], [gm])} '
+                     f'gp_index="{g.gpi()}" local_memory="{96 << 30}"/>')
         for cpu in cpus:
             g.out(3, f'<object type="Core" os_index="{cpu}" {sets([cpu], [node])} gp_index="{g.gpi()}">')
             g.out(4, f'<object type="PU" os_index="{cpu}" {sets([cpu], [node])} gp_index="{g.gpi()}"/>')
             g.out(3, "</object>")
         io(3)
         g.out(2, "</object>")
+    if root_io:
+        root_io(2)
     g.out(1, "</object>")
 
 
-def nvlink_distances(g, links):
+def nvlink_distances(g, links, per_link=25000):
     n = len(g.nvml)
     vals = []
     for i in range(n):
         for j in range(n):
-            vals.append(1000000 if i == j else 50000 * links)
+            vals.append(1000000 if i == j else per_link * links)
     idx = " ".join(str(x) for x in g.nvml) + " "
     val = " ".join(str(x) for x in vals) + " "
     # kind 9 = HWLOC_DISTANCES_KIND_FROM_OS | HWLOC_DISTANCES_KIND_MEANS_BANDWIDTH
@@ -155,7 +179,7 @@ def write(g, name):
 def dgx():
     """(a) 8 GPUs, 8 NICs, NVSwitch (NV18 all to all), two sockets; per socket two PCIe switches,
     each with 2 GPUs and 2 ConnectX-7 NICs."""
-    g = Gen("dgx-h100-like")
+    g = Gen("dgx-h100-like", "2.10.0")
     model = "NVIDIA H100 80GB HBM3"
 
     def sock(s):
@@ -223,10 +247,10 @@ def node2(host):
     write(g, f"{host}.xml")
 
 
-def gpu_vm():
+def gpu_vm(name="gpu2vm.xml", cpus=range(0, 32)):
     """(e) the GPU machine: a VM with 2 H200 right under the host bridge (0000:00:06.0 and
     0000:00:07.0), NV18 between them, no NIC."""
-    g = Gen("gpu-vm")
+    g = Gen("gpu-vm", "2.10.0")
     model = "NVIDIA H200"
 
     def io(d):
@@ -235,15 +259,117 @@ def gpu_vm():
         gpu(g, d + 1, 0, 1, model, 0x2335, dev=7)
         g.out(d, "</object>")
 
-    machine(g, [(list(range(0, 32)), 0, io)])
+    machine(g, [(list(cpus), 0, io)])
     nvlink_distances(g, 18)
-    write(g, "gpu2vm.xml")
+    write(g, name)
+
+
+def unreadable():
+    """(i) recordings hwloc 2.x cannot load: format 3.0 (what hwloc 3 writes), and a cut-off file."""
+    with open(os.path.join(HERE, "cpu2numa.xml")) as f:
+        text = f.read()
+    with open(os.path.join(HERE, "v3format.xml"), "w") as f:
+        f.write(text.replace('<topology version="2.0">', '<topology version="3.0">'))
+    with open(os.path.join(HERE, "broken.xml"), "w") as f:
+        f.write(text[: text.index("<object type=\"Core\"")])
+
+
+def nvswitch_pci(g, d, bus, idx):
+    """An NVSwitch as hwloc's NVML backend marks it: PCI class 0680, vendor 10de, subtype."""
+    gp = g.gpi()
+    g.out(d, f'<object type="PCIDev" gp_index="{gp}" subtype="NVSwitch" pci_busid="0000:{bus:02x}:00.0" '
+             f'pci_type="0680 [10de:22a3] [10de:1796] a1" pci_link_speed="0.250000"/>')
+    return gp
+
+
+def nvswitch_2bb():
+    """(f) 16 H100 on two baseboards of 8 (HGX 2x8), recorded by hwloc 2.10: each GPU has its 18
+    links to the 4 NVSwitches of its own baseboard (5+4+4+5), no GPU-GPU link and no
+    switch-to-switch link in the matrix. Every GPU pair is NV18 through the switch fabric."""
+    g = Gen("hgx-2x8", "2.10.0")
+    model = "NVIDIA H100 80GB HBM3"
+    switch_gp = []
+
+    def sock(s):
+        def io(d):
+            devs = [lambda g, dd, bus, i=8 * s + k: gpu(g, dd, bus, i, model) for k in range(8)]
+            devs += [lambda g, dd, bus, i=4 * s + k: switch_gp.append(nvswitch_pci(g, dd, bus, i))
+                     for k in range(4)]
+            switch(g, d, 0x20 + 0x40 * s, devs)
+        return io
+
+    machine(g, [(list(range(0, 8)), 0, sock(0)), (list(range(8, 16)), 1, sock(1))])
+    objs = [("OSDev", gp) for gp in g.nvml] + [("PCIDev", gp) for gp in switch_gp]
+    n = len(objs)
+    per = [5, 4, 4, 5]
+    vals = [[0] * n for _ in range(n)]
+    for i in range(n):
+        vals[i][i] = 1000000
+    for gi in range(16):
+        bb = gi // 8
+        for k in range(4):
+            sj = 16 + 4 * bb + k
+            vals[gi][sj] = vals[sj][gi] = 25000 * per[k]
+    idx = " ".join(f"{t}:{gp}" for t, gp in objs) + " "
+    val = " ".join(str(v) for row in vals for v in row) + " "
+    # kind 9 = FROM_OS | MEANS_BANDWIDTH (+ 16 HETEROGENEOUS_TYPES: GPUs and switches)
+    g.out(1, f'<distances2hetero nbobjs="{n}" kind="25" name="NVLinkBandwidth" indexing="gp">')
+    g.out(2, f'<indexes length="{len(idx)}">{idx}</indexes>')
+    g.out(2, f'<u64values length="{len(val)}">{val}</u64values>')
+    g.out(1, "</distances2hetero>")
+    write(g, "nvswitch2bb.xml")
+
+
+def grace_hopper():
+    """(g) two Grace Hopper superchips: per package the CPUs' NUMA node and the GPU's memory as a
+    CPU-less NUMA node of subtype GPUMemory (nodes 2 and 3), the GPU under one host bridge and a
+    NIC under another. GPUs keep their NUMA node; GPU-NIC of one package is NODE, across SYS."""
+    g = Gen("gh200x2", "2.10.0")
+    model = "NVIDIA GH200 480GB"
+
+    def sock(s):
+        def io(d):
+            base = 0x40 * s
+            bridge(g, d, True, 0, (base, base + 0x1f))
+            gpu(g, d + 1, base, s, model, 0x2342)
+            g.out(d, "</object>")
+            switch(g, d, base + 0x20, [
+                lambda g, dd, bus: nic(g, dd, bus, f"mlx5_{s}", f"0c42:a103:0000:00{s:02x}"),
+            ])
+        return io
+
+    machine(g, [(list(range(0, 8)), 0, sock(0)), (list(range(8, 16)), 1, sock(1))],
+            gpu_memory={0: 2, 1: 3})
+    write(g, "gh200x2.xml")
+
+
+def osdev_only():
+    """(h) GPUs seen only as NVML OS devices, attached to the machine: the recording has no PCI
+    device for them (PCI discovery filtered out), so they have no bus id."""
+    g = Gen("osdev-only", "2.10.0")
+
+    def root_io(d):
+        for i in range(2):
+            g.out(d, f'<object type="OSDev" gp_index="{g.gpi()}" name="nvml{i}" subtype="NVML" osdev_type="1">')
+            g.out(d + 1, '<info name="Backend" value="NVML"/>')
+            g.out(d + 1, '<info name="GPUVendor" value="NVIDIA Corporation"/>')
+            g.out(d + 1, '<info name="GPUModel" value="NVIDIA H100 80GB HBM3"/>')
+            g.out(d, "</object>")
+
+    machine(g, [(list(range(0, 8)), 0, lambda d: None)], root_io=root_io)
+    write(g, "osdev2gpu.xml")
 
 
 if __name__ == "__main__":
+    nvswitch_2bb()
+    grace_hopper()
+    osdev_only()
     gpu_vm()
+    # (j) the same VM with a CPU affinity longer than the matrix's old fixed column
+    gpu_vm("wideaff.xml", [c for r in ((0, 28), (56, 84), (112, 140), (168, 196)) for c in range(*r)])
     dgx()
     pcie4()
     cpu_only()
     node2("node2gpu-a0")
     node2("node2gpu-a1")
+    unreadable()

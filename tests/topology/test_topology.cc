@@ -7,7 +7,12 @@
 #include <optional>
 #include <string>
 
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
 #include "../catch_compat.h"
+#include "big_fixture.h"
 #include "topology.h"
 
 using namespace xshmem::topo;
@@ -62,6 +67,29 @@ PathClass dgx_class(int a_switch, int b_switch) {
 }
 
 const std::string kArrow = " \xe2\x86\x92 ";
+
+std::string read_file(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Writes `text` to a fresh temporary file and returns its path (removed by the caller).
+std::string temp_xml(const std::string &text) {
+  char tmpl[] = "/tmp/xt_topo_XXXXXX";
+  const int fd = mkstemp(tmpl);
+  REQUIRE(fd >= 0);
+  REQUIRE(write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  close(fd);
+  return tmpl;
+}
+
+std::string replace_all(std::string s, const std::string &from, const std::string &to) {
+  for (size_t i = s.find(from); i != std::string::npos; i = s.find(from, i + to.size()))
+    s.replace(i, from.size(), to);
+  return s;
+}
 
 }  // namespace
 
@@ -568,7 +596,7 @@ TEST_CASE("gpu vm: two GPUs under the host bridge, NV18, no NIC", "[topo_gpuvm]"
   CHECK(m.gpus[0].pci_path == "host bridge 0000:[00-00]");
   CHECK(m.gpu_gpu[0][1].pci == PathClass::kPHB);
   CHECK(m.gpu_gpu[0][1].nvlinks == 18);
-  CHECK(matrix_text(m).find("\nGPU0  X     NV18  0-31              0\n") != std::string::npos);
+  CHECK(matrix_text(m).find("\nGPU0  X     NV18  0-31          0\n") != std::string::npos);
 
   const Plan p = plan({m}, 2, 1, PlanOptions{});
   REQUIRE(p.ok());
@@ -588,4 +616,170 @@ TEST_CASE("gpu vm: two GPUs under the host bridge, NV18, no NIC", "[topo_gpuvm]"
   CHECK(pn.errors[1] ==
         "no transport reaches pe 1 from pe 0: nvlink (GPUs 0,1 NV18) is not allowed; ibgda: pe 0 "
         "has no usable NIC; libfabric: no libfabric provider on node 0");
+}
+
+TEST_CASE("NVLink counts as the recording's hwloc means them", "[topo_nvlink_units]") {
+  // hwloc 2.10 writes 25000 MB/s per NVLink 4 link: H100/H200 NV18 is 450000 (was read as NV9).
+  const Machine vm = load("gpu2vm.xml");
+  CHECK(vm.hwloc_version == "2.10.0");
+  CHECK(vm.gpu_gpu[0][1].nvlinks == 18);
+  const Machine dgx = load("dgx8.xml");
+  for (int g = 1; g < 8; ++g) CHECK(dgx.gpu_gpu[0][g].nvlinks == 18);
+  // NVLink 3 (A100), 4 links of 25000 (was read as NV2).
+  CHECK(load("node2gpu-a0.xml").gpu_gpu[0][1].nvlinks == 4);
+  // A recording without hwlocVersion and 50000 per link: more than an H100's 18 links at 25000,
+  // so the larger unit; still NV18.
+  std::string text = read_file(std::string(XT_TOPO_DIR) + "/gpu2vm.xml");
+  text = replace_all(text, "<info name=\"hwlocVersion\" value=\"2.10.0\"/>", "");
+  text = replace_all(text, " 450000 ", " 900000 ");
+  const std::string path = temp_xml(text);
+  Machine legacy;
+  std::string err;
+  REQUIRE(load_xml(path, &legacy, &err));
+  unlink(path.c_str());
+  CHECK(legacy.hwloc_version.empty());
+  CHECK(legacy.gpu_gpu[0][1].nvlinks == 18);
+}
+
+TEST_CASE("NVSwitch on two baseboards: every GPU pair is an NVLink peer", "[topo_nvswitch]") {
+  const Machine m = load("nvswitch2bb.xml");
+  REQUIRE(m.gpus.size() == 16);
+  for (int a = 0; a < 16; ++a)
+    for (int b = 0; b < 16; ++b) {
+      if (a == b) continue;
+      INFO("gpus " << a << "," << b);
+      CHECK(m.gpu_gpu[a][b].nvlinks == 18);
+      CHECK(m.gpu_gpu[a][b].p2p);
+      CHECK(m.gpu_gpu[a][b].source == "hwloc");
+    }
+  const Plan p = plan({m}, 16, 1, PlanOptions{});
+  REQUIRE(p.ok());
+  CHECK(p.pairs[0][15].why == "nvlink: GPUs 0,15 NV18");
+  CHECK(p.count(Transport::kNvlink) == 256);
+}
+
+TEST_CASE("GPU memory as NUMA nodes: GPUs keep their NUMA node, NICs stay on the socket",
+          "[topo_gpumem]") {
+  const Machine m = load("gh200x2.xml");
+  REQUIRE(m.numa.size() == 4);
+  int gpu_memory_nodes = 0;
+  for (const NumaNode &n : m.numa) gpu_memory_nodes += n.subtype == "GPUMemory";
+  CHECK(gpu_memory_nodes == 2);
+  REQUIRE(m.gpus.size() == 2);
+  REQUIRE(m.nics.size() == 2);
+  for (int g = 0; g < 2; ++g) {
+    INFO("gpu " << g);
+    CHECK(m.gpus[g].numa_node == g);
+    CHECK(m.nics[g].numa_node == g);
+    CHECK(m.gpu_nic[g][g] == PathClass::kNODE);
+    CHECK(m.gpu_nic[g][1 - g] == PathClass::kSYS);
+  }
+  const auto c = nic_per_gpu(m, parse_nic_filter(""));
+  CHECK(c[0].nic == 0);
+  CHECK(c[0].cls == PathClass::kNODE);
+  CHECK(c[1].nic == 1);
+  CHECK(c[1].cls == PathClass::kNODE);
+}
+
+TEST_CASE("GPUs only as OS devices: named, and no silent plan of CPU PEs", "[topo_osdev]") {
+  const Machine m = load("osdev2gpu.xml");
+  CHECK(m.gpus.empty());
+  REQUIRE(m.unplaced_gpus.size() == 2);
+  CHECK(m.unplaced_gpus[0] == "nvml0 (NVIDIA H100 80GB HBM3)");
+  bool noted = false;
+  for (const auto &n : m.notes)
+    noted = noted || n.find("appear only as OS devices") != std::string::npos;
+  CHECK(noted);
+  const Plan p = plan({m}, 2, 1, PlanOptions{});
+  CHECK_FALSE(p.ok());
+  REQUIRE_FALSE(p.errors.empty());
+  CHECK(p.errors[0].find("records 2 NVIDIA GPU(s) without a PCI location") != std::string::npos);
+  PlanOptions host;
+  host.host_heap = true;
+  CHECK(plan({m}, 2, 1, host).ok());
+  // The GPU machine's own recording: its OpenCL device sits beside the PCI GPU (hwloc could not
+  // match it), which is no unplaced GPU.
+  CHECK(load("gpu2vm.xml").unplaced_gpus.empty());
+}
+
+TEST_CASE("unreadable recordings: the error says what is wrong, never the live machine",
+          "[topo_xmlerr]") {
+  Machine m;
+  std::string err;
+  CHECK_FALSE(load_xml("/nonexistent/x.xml", &m, &err));
+  CHECK(err.find("/nonexistent/x.xml") != std::string::npos);
+  CHECK(err.find("No such file or directory") != std::string::npos);
+  err.clear();
+  CHECK_FALSE(load_xml(std::string(XT_TOPO_DIR) + "/v3format.xml", &m, &err));
+  CHECK(err.find("format version is 3.0, newer than hwloc") != std::string::npos);
+  err.clear();
+  CHECK_FALSE(load_xml(std::string(XT_TOPO_DIR) + "/broken.xml", &m, &err));
+  // hwloc's own words come before its errno (libxml2's parser: "Premature end of data ...").
+  INFO(err);
+  CHECK(err.find("broken.xml\": ") != std::string::npos);
+  CHECK(err.find("broken.xml\": (") == std::string::npos);
+  {
+    Env env("HWLOC_XMLFILE", "/nonexistent/y.xml");
+    err.clear();
+    CHECK_FALSE(discover(DiscoverOptions{}, &m, &err));
+    CHECK(err.find("HWLOC_XMLFILE=/nonexistent/y.xml") != std::string::npos);
+  }
+}
+
+TEST_CASE("the CPU affinity column is as wide as its content", "[topo_affinity]") {
+  const Machine m = load("wideaff.xml");
+  REQUIRE(m.gpus[0].cpuset == "0-27,56-83,112-139,168-195");
+  const std::string t = matrix_text(m);
+  INFO(t);
+  CHECK(t.find("\nGPU0  X     NV18  0-27,56-83,112-139,168-195  0\n") != std::string::npos);
+  CHECK(t.find("CPU Affinity                NUMA Affinity") != std::string::npos);
+}
+
+TEST_CASE("scale: 10^4 PEs are planned by class, not by pair", "[topo_scale]") {
+  const Machine m = load("dgx8.xml");
+  const auto t0 = std::chrono::steady_clock::now();
+  const Plan p = plan({m}, 8, 1250, PlanOptions{});
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(secs < 5);
+  REQUIRE(p.ok());
+  CHECK_FALSE(p.full_pairs());
+  CHECK(p.pes.size() == 10000);
+  uint64_t total = 0;
+  for (const PairClass &c : p.classes) total += c.count;
+  CHECK(total == 100000000ull);
+  CHECK(p.count(Transport::kNvlink) == 80000);
+  CHECK(p.count(Transport::kIbgda) == 100000000ull - 80000);
+  CHECK(p.classes.size() == 128);
+  CHECK(p.transport(9999, 9992) == Transport::kNvlink);
+  CHECK(p.transport(5, 9999) == Transport::kIbgda);
+  const PairPlan r = plan_pair({m}, PlanOptions{}, p, 5, 9999);
+  CHECK(r.why == "ibgda: mlx5_5" + kArrow + "mlx5_7 (PIX/PIX)");
+  // The classes agree with every pair of a smaller plan computed one by one.
+  const Plan small = plan({m}, 8, 3, PlanOptions{});
+  REQUIRE(small.full_pairs());
+  for (int a = 0; a < 24; ++a)
+    for (int b = 0; b < 24; ++b) CHECK(small.transport(a, b) == small.pairs[a][b].transport);
+  const std::string text = plan_text(p);
+  CHECK(text.find("  nvlink    80000 pairs in 64 class(es)\n") != std::string::npos);
+  CHECK(text.find("\ntransport matrix (") == std::string::npos);
+}
+
+TEST_CASE("scale: a 1024-GPU recording loads and renders in seconds", "[topo_big]") {
+  const std::string path = temp_xml(xt::big_machine_xml(1024));
+  const auto t0 = std::chrono::steady_clock::now();
+  Machine m;
+  std::string err;
+  const bool ok = load_xml(path, &m, &err);
+  unlink(path.c_str());
+  REQUIRE(ok);
+  const std::string text = matrix_text(m);
+  const std::string js = to_json(m);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(secs < 10);
+  REQUIRE(m.gpus.size() == 1024);
+  CHECK(m.gpu_gpu[0][1023].nvlinks == 18);  // boards 0 and 127: through the switch fabric
+  CHECK(m.gpu_gpu[517][3].nvlinks == 18);
+  CHECK(text.find("GPU-GPU pairs (ordered): NV18 1047552\n") != std::string::npos);
+  CHECK(text.size() < 100000);
+  CHECK(js.size() < 16u << 20);
 }

@@ -5,6 +5,7 @@
 #define XSHMEM_TOOLS_INFO_H
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,8 @@ std::vector<Check> run_checks(const CheckOptions &opts);
 struct Section {
   std::string json;
   std::string text;
-  bool failed = false;  // a bad NIC setting, or (plan) a pair no transport reaches
+  bool failed = false;        // a bad NIC setting, or (plan) a pair no transport reaches
+  bool stream_pairs = false;  // (plan) the pair list is too long to hold: print_pairs writes it
 };
 
 // The machines the topology sections describe: this one (or the recorded topology hwloc loads
@@ -45,7 +47,13 @@ Section topology_report(const std::vector<topo::Machine> &machines);
 // The path plan of `per_node` PEs on each of `nodes` nodes under XSHMEM_TRANSPORTS,
 // XSHMEM_REMOTE_TRANSPORT, XSHMEM_NICS, XSHMEM_NIC_MAP and XSHMEM_HEAP=host. Pair rules
 // (XSHMEM_PAIR_TRANSPORTS) are parsed and noted, not modelled: init applies them.
-Section plan_report(const std::vector<topo::Machine> &machines, int per_node, int nodes);
+// `pairs`: every pair's reason in the text and the JSON (--pairs); without it a plan of more than
+// topo::kFullPairsMax PEs shows its pairs by class only. The text of a large plan's pairs is not
+// held in the section: print_pairs writes it.
+Section plan_report(const std::vector<topo::Machine> &machines, int per_node, int nodes,
+                    bool pairs = false);
+// Writes "  a -> b: why" for every pair a < b of the plan to `out`, one pair at a time.
+void print_pairs(const std::vector<topo::Machine> &machines, int per_node, int nodes, FILE *out);
 // Writes the Graphviz picture (with the plan's paths when per_node > 0) to `file` ("-": stdout).
 bool write_dot(const std::vector<topo::Machine> &machines, const std::string &file, int per_node,
                int nodes, std::string *error);

@@ -32,6 +32,7 @@ using json = nlohmann::ordered_json;
 struct Options {
   bool all = false, build = false, plugins = false, env = false, checks = false, topology = false;
   bool as_json = false;
+  bool pairs = false;            // --pairs: every pair of the plan
   std::string plan;              // "N" or "NxM": N PEs per node, M nodes
   std::string dot;               // file for the Graphviz picture, "-" for stdout
   std::vector<std::string> xml;  // recorded topologies (hwloc XML), one per node
@@ -71,6 +72,11 @@ json build_section() {
     deps[d.name] = e;
   }
   j["dependencies"] = deps;
+  // The transports are the transport plugins found and loaded, not the libraries found at build
+  // time (a library is no transport until a plugin uses it).
+  json transports = json::array();
+  for (const auto &t : core::plugin_loader(true).transports()) transports.push_back(t.name);
+  j["transports"] = transports;
   j["options"] = json::parse(XSHMEM_INFO_OPTIONS_JSON);
   return j;
 }
@@ -170,6 +176,11 @@ void print_build(const json &b) {
            d["found"].get<bool>() ? ("found" + v).c_str() : "not found",
            ("(" + d["used_by"].get<std::string>() + ")").c_str());
   }
+  std::string transports;
+  for (auto &t : b["transports"])
+    transports += (transports.empty() ? "" : ", ") + t.get<std::string>();
+  printf("  transports:         %s (the transport plugins loaded; see the plugins section)\n",
+         transports.empty() ? "none" : transports.c_str());
   printf("  options:");
   for (auto &[k, v] : b["options"].items())
     printf(" %s=%s", k.c_str(), v.get<std::string>().c_str());
@@ -230,9 +241,12 @@ int run(const Options &o) {
   std::string topo_error;
   const bool want_topo = !any || o.topology || !o.plan.empty() || !o.dot.empty();
   const bool have_topo = want_topo && load_machines(o.xml, &machines, &topo_error);
-  if (want_topo && !have_topo && !o.xml.empty()) {
-    fprintf(stderr, "xshmem-info: --xml: %s\n", topo_error.c_str());
-    return 2;
+  // A recording that cannot be read (--xml, or HWLOC_XMLFILE) is an error: never this machine
+  // instead.
+  const char *xmlfile = getenv("HWLOC_XMLFILE");
+  if (want_topo && !have_topo && (!o.xml.empty() || (xmlfile && *xmlfile))) {
+    fprintf(stderr, "xshmem-info: %s\n", topo_error.c_str());
+    return 1;
   }
   if (!o.xml.empty() && nodes > 1 && o.xml.size() != 1 &&
       o.xml.size() != static_cast<size_t>(nodes)) {
@@ -244,7 +258,7 @@ int run(const Options &o) {
   }
   json out;
   std::string topo_text, plan_text;
-  bool failed = false;
+  bool failed = false, stream_pairs = false;
   auto unavailable = [&] { return json{{"available", false}, {"error", topo_error}}; };
   if (!any || o.build) out["build"] = build_section();
   if (!any || o.plugins) out["plugins"] = plugins_section();
@@ -261,9 +275,10 @@ int run(const Options &o) {
   }
   if (!o.plan.empty()) {
     if (have_topo) {
-      Section p = plan_report(machines, per_node, nodes);
+      Section p = plan_report(machines, per_node, nodes, o.pairs);
       out["plan"] = json::parse(p.json);
       plan_text = p.text;
+      stream_pairs = p.stream_pairs;
       failed = failed || p.failed;
     } else {
       out["plan"] = unavailable();
@@ -298,7 +313,11 @@ int run(const Options &o) {
     if (out.contains("build")) gap(), print_build(out["build"]);
     if (out.contains("plugins")) gap(), print_plugins(out["plugins"]);
     if (out.contains("topology")) gap(), fputs(topo_text.c_str(), stdout);
-    if (out.contains("plan")) gap(), fputs(plan_text.c_str(), stdout);
+    if (out.contains("plan")) {
+      gap();
+      fputs(plan_text.c_str(), stdout);
+      if (stream_pairs) print_pairs(machines, per_node, nodes, stdout);
+    }
     if (out.contains("dot") && o.dot != "-") {
       gap();
       if (out["dot"]["written"].get<bool>())
@@ -321,8 +340,9 @@ int main(int argc, char **argv) {
   CLI::App app{
       "xshmem-info: what this xshmem installation is and whether this machine is ready for a "
       "job. Runs as a single process; it never joins a job. With no section option every "
-      "section is shown. Exit status: 0; 1 when a pre-flight check failed, the plan leaves a "
-      "pair unreachable, XSHMEM_NICS or XSHMEM_NIC_MAP is malformed or names a NIC the "
+      "section is shown. Exit status: 0; 1 when a pre-flight check failed, a recorded topology "
+      "(--xml, HWLOC_XMLFILE) cannot be loaded, the plan leaves a pair unreachable, XSHMEM_NICS or "
+      "XSHMEM_NIC_MAP is malformed or names a NIC the "
       "machine lacks, or the --dot file could not be written; 2 on a usage error."};
   app.add_flag("--all", o.all, "every section (the default when no section option is given)");
   app.add_flag("--build", o.build, "version and build configuration");
@@ -341,6 +361,9 @@ int main(int argc, char **argv) {
                  "path plan for N PEs per node x M nodes of this (or the --xml) topology, as N "
                  "or NxM, under XSHMEM_TRANSPORTS, XSHMEM_REMOTE_TRANSPORT, XSHMEM_NICS and "
                  "XSHMEM_NIC_MAP");
+  app.add_flag("--pairs", o.pairs,
+               "with --plan: every pair's path and reason (by default a plan of more than 64 PEs "
+               "shows its pairs by class only; --json lists pairs only with --pairs)");
   app.add_option("--dot", o.dot,
                  "write a Graphviz picture of GPUs, NICs (and with --plan the paths) to FILE "
                  "('-': stdout)");

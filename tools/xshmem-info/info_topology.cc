@@ -54,8 +54,13 @@ json nic_settings(const nics::Settings *s, const std::string &parse_error, const
 std::string machine_text(const topo::Machine &m, const nics::Settings &s, bool settings_ok) {
   std::string out = "topology: " + nics::summary(m) + "\n";
   for (const topo::NumaNode &n : m.numa)
-    out += "  NUMA " + std::to_string(n.os_index) + ": cpus " + n.cpuset +
-           (n.memory_bytes ? ", " + gib(n.memory_bytes) : "") + "\n";
+    out += "  NUMA " + std::to_string(n.os_index) + ": " +
+           (n.cpuset.empty() ? std::string("no cpus") : "cpus " + n.cpuset) +
+           (n.memory_bytes ? ", " + gib(n.memory_bytes) : "") +
+           (n.subtype == "GPUMemory" ? " (GPU memory)"
+            : n.subtype.empty()      ? ""
+                                     : " (" + n.subtype + ")") +
+           "\n";
   for (const topo::Gpu &g : m.gpus)
     out += "  GPU" + std::to_string(g.index) + " " + g.bus_id + " " + g.name + " (NUMA " +
            std::to_string(g.numa_node) + ", cpus " + (g.cpuset.empty() ? "?" : g.cpuset) +
@@ -165,13 +170,17 @@ Section topology_report(const std::vector<topo::Machine> &machines) {
   return r;
 }
 
-Section plan_report(const std::vector<topo::Machine> &machines, int per_node, int nodes) {
+Section plan_report(const std::vector<topo::Machine> &machines, int per_node, int nodes,
+                    bool pairs) {
   Section r;
   nics::Settings s;
   std::string parse_error;
   const bool live = machines.size() == 1 && machines[0].origin == "live";
-  const topo::PlanOptions o = plan_options(per_node, nodes, live, &s, &parse_error);
+  topo::PlanOptions o = plan_options(per_node, nodes, live, &s, &parse_error);
   const bool parsed = parse_error.empty();
+  // --pairs: the full list (held for the JSON up to 1024 PEs; the text streams it: print_pairs).
+  const int64_t n = static_cast<int64_t>(per_node) * nodes;
+  o.full_pairs = pairs && n <= 16 * topo::kFullPairsMax ? 1 : -1;
   topo::Plan p = topo::plan(machines, per_node, nodes, o);
   if (!parsed) p.errors.push_back(parse_error);
   for (size_t i = 0; parsed && i < machines.size(); ++i) {
@@ -190,7 +199,11 @@ Section plan_report(const std::vector<topo::Machine> &machines, int per_node, in
     pair_note = "XSHMEM_PAIR_TRANSPORTS=\"" + pair_text +
                 "\": pair rules are applied at init only; this plan does not show them";
   }
-  json j = json::parse(topo::plan_json(p));
+  json j = json::parse(topo::plan_json(p, pairs));
+  if (pairs && !p.full_pairs())
+    j["pairs_omitted"] = std::to_string(n) + " PEs: more than " +
+                         std::to_string(16 * topo::kFullPairsMax) +
+                         " for a JSON pair list; the text output (--pairs) streams every pair";
   j["origin"] = machines.size() == 1 ? machines[0].origin : "one recorded topology per node";
   j["options"] = {{"XSHMEM_TRANSPORTS", o.transports},
                   {"XSHMEM_REMOTE_TRANSPORT", o.remote_transport},
@@ -208,8 +221,22 @@ Section plan_report(const std::vector<topo::Machine> &machines, int per_node, in
       "plan of " + head + "; predicted by the topology model, decided by init" +
       (live ? " (transports limited to the loaded plugins: " + o.transports + ")" : std::string()) +
       "\n" + topo::plan_text(p);
+  r.stream_pairs = pairs && !p.full_pairs();
   if (!pair_note.empty()) r.text += "note: " + pair_note + "\n";
   return r;
+}
+
+void print_pairs(const std::vector<topo::Machine> &machines, int per_node, int nodes, FILE *out) {
+  nics::Settings s;
+  std::string parse_error;
+  const bool live = machines.size() == 1 && machines[0].origin == "live";
+  topo::PlanOptions o = plan_options(per_node, nodes, live, &s, &parse_error);
+  o.full_pairs = 0;
+  const topo::Plan p = topo::plan(machines, per_node, nodes, o);
+  fprintf(out, "pairs:\n");
+  topo::for_each_pair(machines, o, p, [&](int a, int b, const topo::PairPlan &r) {
+    if (a < b) fprintf(out, "  %d -> %d: %s\n", a, b, r.why.c_str());
+  });
 }
 
 bool write_dot(const std::vector<topo::Machine> &machines, const std::string &file, int per_node,
