@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages xshmem builds and tests with. Skips apt when all are present.
 set -euo pipefail
 pkgs=(cmake g++ make pkg-config libhwloc-dev libfabric-dev libibverbs-dev catch2 libopenmpi-dev
-      openmpi-bin libpmix-dev nlohmann-json3-dev libcli11-dev libfmt-dev clang-format)
+      openmpi-bin libpmix-dev nlohmann-json3-dev libcli11-dev libfmt-dev clang-format
+      clang libclang-rt-14-dev)  # clang, libFuzzer and the sanitizer runtimes: tests/fuzz
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
