@@ -17,7 +17,7 @@ namespace xshmem::nics {
 
 // XSHMEM_NICS and XSHMEM_NIC_MAP, parsed.
 struct Settings {
-  std::string nics_text;                   // XSHMEM_NICS as written (trimmed)
+  std::string nics_text;                   // XSHMEM_NICS, blanks around entries removed
   std::string map_text;                    // XSHMEM_NIC_MAP as written (trimmed)
   topo::NicFilter filter;                  // from nics_text
   std::map<int, std::string> by_local_pe;  // local rank on the node -> NIC name

@@ -55,6 +55,9 @@ bool parse(const std::string &nics_text, const std::string &map_text, Settings *
   if (!out->nics_text.empty()) {
     std::string body = out->nics_text;
     if (body[0] == '^') body.erase(0, 1);
+    // The entries as validated, blanks around names and ports removed: the filter (and whoever
+    // parses nics_text again, topo::plan) must see the names that were checked, not "mlx5_0 ".
+    std::string canonical;
     for (const std::string &e : split(body, ',')) {
       const std::vector<std::string> parts = split(e, ':');
       const bool ok = valid_name(parts[0]) &&
@@ -65,7 +68,10 @@ bool parse(const std::string &nics_text, const std::string &map_text, Settings *
                  "example: mlx5_0,mlx5_1:1)";
         return false;
       }
+      canonical +=
+          (canonical.empty() ? "" : ",") + parts[0] + (parts.size() == 2 ? ":" + parts[1] : "");
     }
+    out->nics_text = (out->nics_text[0] == '^' ? "^" : "") + canonical;
     out->filter = topo::parse_nic_filter(out->nics_text);
   }
   if (!out->map_text.empty()) {
