@@ -461,7 +461,7 @@ ListSpec parse_list(const std::string &text) {
     s.erase(0, 1);
   }
   for (std::string w : split_words(s)) {
-    if (w[0] == '^') w = trim(w.substr(1));  // tolerate "^a,^b"
+    while (!w.empty() && w[0] == '^') w = trim(w.substr(1));  // tolerate "^a,^b" (and "^^b")
     if (!w.empty()) spec.words.push_back(lower(w));
   }
   return spec;
