@@ -22,7 +22,7 @@ fi
 corpus="$dir/corpus/$name" regress="$dir/regressions/$name"
 work="$fb/work/$name" artifacts="$fb/artifacts/$name/"
 mkdir -p "$work" "$artifacts"
-opts=(-rss_limit_mb=1024 -malloc_limit_mb=1024 -timeout=10 -max_len="$max_len"
+opts=(-rss_limit_mb=1024 -malloc_limit_mb=1024 -timeout=25 -max_len="$max_len"
   -artifact_prefix="$artifacts" -print_final_stats=1)
 [ -f "$dir/dict/$name.dict" ] && opts+=(-dict="$dir/dict/$name.dict")
 
@@ -37,7 +37,7 @@ fi
 echo "fuzz.SEC-03.$name: fuzzing for $secs s from $corpus"
 "$bin" "${opts[@]}" -max_total_time="$secs" "$work" "$corpus" >"$fb/work/$name.log" 2>&1
 rc=$?
-grep -E "^(#[0-9]+ +(INITED|DONE))|^(stat::number_of_executed_units|stat::peak_rss_mb)|^Done|^INFO: Seed" \
+grep -E "^(#[0-9]+[[:space:]]+(INITED|DONE))|^(stat::number_of_executed_units|stat::peak_rss_mb)|^Done|^INFO: Seed" \
   "$fb/work/$name.log"
 if [ "$rc" != 0 ]; then
   tail -n 80 "$fb/work/$name.log"
