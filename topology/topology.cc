@@ -13,6 +13,7 @@
 #include <cstring>
 #include <map>
 #include <strings.h>
+#include <type_traits>
 
 #include "log.h"
 #include "topology_probe.h"
@@ -39,11 +40,22 @@ std::string pci_busid(const hwloc_obj_t o) {
   return b;
 }
 
+// hwloc stores what a (recorded, maybe malformed) XML file says in its enum fields unchecked, and
+// loading an enum that holds no enumerator is undefined behaviour: read such fields as numbers.
+template <typename E>
+std::underlying_type_t<E> enum_number(const E &e) {
+  std::underlying_type_t<E> v;
+  memcpy(&v, &e, sizeof(v));
+  return v;
+}
+
 bool is_pci_bridge(const hwloc_obj_t o) {
-  return o && o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI;
+  return o && o->type == HWLOC_OBJ_BRIDGE &&
+         enum_number(o->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_PCI;
 }
 bool is_host_bridge(const hwloc_obj_t o) {
-  return o && o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST;
+  return o && o->type == HWLOC_OBJ_BRIDGE &&
+         enum_number(o->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_HOST;
 }
 
 // The PCIe switch a device hangs under, counting a switch (upstream port plus its downstream
@@ -338,7 +350,8 @@ int load_xml_catching(hwloc_topology_t t, const std::string &path, std::string *
 std::vector<std::string> unplaced_gpus(hwloc_topology_t t, const Objs &objs) {
   std::map<std::string, std::pair<size_t, std::vector<std::string>>> by_backend;
   for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_osdev(t, o));) {
-    if (o->attr->osdev.type != HWLOC_OBJ_OSDEV_GPU && o->attr->osdev.type != HWLOC_OBJ_OSDEV_COPROC)
+    if (enum_number(o->attr->osdev.type) != HWLOC_OBJ_OSDEV_GPU &&
+        enum_number(o->attr->osdev.type) != HWLOC_OBJ_OSDEV_COPROC)
       continue;
     const std::string sub = o->subtype ? o->subtype : "";
     const std::string name = o->name ? o->name : "?";
@@ -474,7 +487,7 @@ bool discover(const DiscoverOptions &opts, Machine *out, std::string *error) {
 
   std::vector<std::pair<std::string, hwloc_obj_t>> ofed;
   for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_osdev(t, o));)
-    if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && o->name)
+    if (enum_number(o->attr->osdev.type) == HWLOC_OBJ_OSDEV_OPENFABRICS && o->name)
       ofed.emplace_back(o->name, o);
   std::sort(ofed.begin(), ofed.end(),
             [](const auto &a, const auto &b) { return a.first < b.first; });
