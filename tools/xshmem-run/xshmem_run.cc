@@ -301,6 +301,9 @@ class Launcher {
           pe.stopped = false;
           continue;
         }
+        // A stopped PE that continued and ended before this reap: the kernel reports the end
+        // only (the continue is not reported once the child has exited), so say it here.
+        if (pe.stopped && WIFEXITED(status)) say(who(k) + " continued");
         pe.running = false;
         pe.stopped = false;
         pe.status = status;
