@@ -9,6 +9,7 @@
 // request. The exit status is nonzero if any transfer moved wrong data.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -25,6 +26,19 @@
 
 namespace xshmem::perf {
 namespace {
+
+// Whether this process prints help, the metric list and usage errors: before xshmem_init only
+// the launcher's environment tells which PE it is, and only the first PE of a job speaks (the
+// others exit with the same status, silently), so `xshmem-run -n 4 xshmem-perf --help` prints
+// the help once. A process that no launcher started speaks.
+bool speaks_for_job() {
+  for (const char *var : {"XSHMEM_BOOTSTRAP_TCP_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                          "PMI_RANK", "SLURM_PROCID"}) {
+    const char *v = std::getenv(var);
+    if (v != nullptr && *v != '\0') return std::atoi(v) <= 0;  // tcp's unset rank is -1
+  }
+  return true;
+}
 
 // Every metric table of the program, in run order: host API, then device kernels (CUDA builds).
 std::vector<MetricDef> all_metrics() {
@@ -190,22 +204,30 @@ int run(int argc, char **argv) {
   app.add_option("--csv", opt.csv_path, "write the results as CSV to this file (PE 0)");
   app.add_option("--json", opt.json_path, "write the results as JSON to this file (PE 0)");
   app.add_flag("--list", list, "list the metrics and exit");
-  CLI11_PARSE(app, argc, argv);
+  const bool speaks = speaks_for_job();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    if (!speaks) return e.get_exit_code();
+    return app.exit(e);
+  }
 
   const std::vector<MetricDef> table = all_metrics();
   if (list) {
-    for (const MetricDef &m : table) std::printf("%-40s %-6s %s\n", m.name, m.unit, m.doc);
+    if (speaks)
+      for (const MetricDef &m : table) std::printf("%-40s %-6s %s\n", m.name, m.unit, m.doc);
     return 0;
   }
   if (opt.min_size == 0 || opt.min_size > opt.max_size) {
-    std::fprintf(stderr,
-                 "xshmem-perf: --min-size %zu must be at least 1 and at most --max-size %zu\n",
-                 opt.min_size, opt.max_size);
+    if (speaks)
+      std::fprintf(stderr,
+                   "xshmem-perf: --min-size %zu must be at least 1 and at most --max-size %zu\n",
+                   opt.min_size, opt.max_size);
     return 2;
   }
   std::set<std::string> selected;
   if (std::string err = select_metrics(opt, table, selected); !err.empty()) {
-    std::fprintf(stderr, "xshmem-perf: %s\n", err.c_str());
+    if (speaks) std::fprintf(stderr, "xshmem-perf: %s\n", err.c_str());
     return 2;
   }
 
