@@ -63,15 +63,18 @@ if [[ $(grep -Ec -- '^[^:]*xshmem: ' "$out") -eq 0 ]]; then
   echo "FAIL: no 'xshmem: ' diagnostic line at all"
   fail=1
 fi
-# Every diagnostic line's text ("xshmem: ... (pe N)", after the launcher's "[pe K] ") occurs in
-# exactly one line of the output: a copy in a log line or an abort message is a second print.
+# Each diagnostic appears once: its text ("xshmem: ... (pe N)") occurs in no other line of the
+# PE that printed it (a log line or an abort message on its stderr) and in no log or abort line
+# of another PE. Another PE's own diagnostic may read the same ("(pe -)" before init).
 while IFS= read -r diag; do
   text=${diag#\[pe +([0-9])\] }
-  n=$(grep -cF -- "$text" "$out")
+  prefix=${diag%"$text"}
+  n=$(awk -v p="$prefix" -v t="$text" 'index($0, t) && (substr($0, 1, length(p)) == p ||
+        $0 !~ /^(\[pe [0-9]+\] )?xshmem: /) { n++ } END { print n + 0 }' "$out")
   if [[ $n -eq 1 ]]; then
-    echo "ok: printed once: $text"
+    echo "ok: printed once: $diag"
   else
-    echo "FAIL: printed $n times (expected once): $text"
+    echo "FAIL: printed $n times (expected once): $diag"
     fail=1
   fi
 done < <(grep -E -- '^(\[pe [0-9]+\] )?xshmem: ' "$out" | sort -u)
