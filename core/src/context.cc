@@ -110,7 +110,7 @@ const char *svc_config_get_string(const char *name) {
 int64_t svc_config_get_int(const char *name) {
   for (const auto &v : config::list()) {
     if (v.name != name) continue;
-    if (v.type == "size") return static_cast<int64_t>(config::get_size(name));
+    if (v.type == "size") return config::get_int(name);  // above INT64_MAX: INT64_MAX
     if (v.type == "duration") return config::get_duration_ms(name);
     if (v.type == "bool") return config::get_bool(name) ? 1 : 0;
     return config::get_int(name);

@@ -7,6 +7,7 @@
 #include "../catch_compat.h"
 #include "config.h"
 #include "log.h"
+#include "runtime.h"
 #include "util.h"
 
 using namespace xshmem;
@@ -226,6 +227,17 @@ TEST_CASE("a value that overflows 64 bits says so, naming the variable and the v
                   "invalid value '99999999999999999999s' for XSHMEM_UT_DUR: it overflows 64 "
                   "bits") == 1);
   CHECK(ut::count(log, "overflows") == 4);
+}
+
+TEST_CASE("plugins read a size above INT64_MAX as INT64_MAX, never as a negative number",
+          "[config]") {
+  register_ut();
+  ut::EnvGuard env;
+  env.set("XSHMEM_UT_SIZE", "15E");
+  CHECK(config::get_size("XSHMEM_UT_SIZE") == (15ull << 60));
+  CHECK(core::services()->config_get_int("XSHMEM_UT_SIZE") == INT64_MAX);
+  env.set("XSHMEM_UT_SIZE", "7E");
+  CHECK(core::services()->config_get_int("XSHMEM_UT_SIZE") == static_cast<int64_t>(7ull << 60));
 }
 
 TEST_CASE("XSHMEM_INIT_TIMEOUT of 0 or beyond an int of ms warns and yields the default",
