@@ -233,8 +233,8 @@ TEST_CASE("plugins read a size above INT64_MAX as INT64_MAX, never as a negative
           "[config]") {
   register_ut();
   ut::EnvGuard env;
-  env.set("XSHMEM_UT_SIZE", "15E");
-  CHECK(config::get_size("XSHMEM_UT_SIZE") == (15ull << 60));
+  env.set("XSHMEM_UT_SIZE", "8388608T");  // 2^63 bytes
+  CHECK(config::get_size("XSHMEM_UT_SIZE") == (1ull << 63));
   CHECK(core::services()->config_get_int("XSHMEM_UT_SIZE") == INT64_MAX);
   env.set("XSHMEM_UT_SIZE", "7E");
   CHECK(core::services()->config_get_int("XSHMEM_UT_SIZE") == static_cast<int64_t>(7ull << 60));

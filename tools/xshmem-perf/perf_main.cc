@@ -28,9 +28,12 @@ namespace xshmem::perf {
 namespace {
 
 // Whether this process prints help, the metric list and usage errors: before xshmem_init only
-// the launcher's environment tells which PE it is, and only the first PE of a job speaks (the
-// others exit with the same status, silently), so `xshmem-run -n 4 xshmem-perf --help` prints
-// the help once. A process that no launcher started speaks.
+// the launcher's environment tells which PE it is, and only the first PE of a job speaks, so
+// `xshmem-run -n 4 xshmem-perf --help` prints the help once. The others exit silently with
+// status 0 (kQuiet): had they exited with the usage error's status first, the launcher
+// would have stopped the first PE before it printed why. A process no launcher started speaks.
+constexpr int kQuiet = 0;  // exit status of the PEs that do not speak
+
 bool speaks_for_job() {
   for (const char *var : {"XSHMEM_BOOTSTRAP_TCP_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
                           "PMI_RANK", "SLURM_PROCID"}) {
@@ -208,7 +211,7 @@ int run(int argc, char **argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
-    if (!speaks) return e.get_exit_code();
+    if (!speaks) return kQuiet;
     return app.exit(e);
   }
 
@@ -219,15 +222,16 @@ int run(int argc, char **argv) {
     return 0;
   }
   if (opt.min_size == 0 || opt.min_size > opt.max_size) {
-    if (speaks)
-      std::fprintf(stderr,
-                   "xshmem-perf: --min-size %zu must be at least 1 and at most --max-size %zu\n",
-                   opt.min_size, opt.max_size);
+    if (!speaks) return kQuiet;
+    std::fprintf(stderr,
+                 "xshmem-perf: --min-size %zu must be at least 1 and at most --max-size %zu\n",
+                 opt.min_size, opt.max_size);
     return 2;
   }
   std::set<std::string> selected;
   if (std::string err = select_metrics(opt, table, selected); !err.empty()) {
-    if (speaks) std::fprintf(stderr, "xshmem-perf: %s\n", err.c_str());
+    if (!speaks) return kQuiet;
+    std::fprintf(stderr, "xshmem-perf: %s\n", err.c_str());
     return 2;
   }
 
