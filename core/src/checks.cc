@@ -46,8 +46,9 @@ void check_fail(const char *call, const char *fmt, ...) {
   snprintf(line, sizeof(line), "xshmem: %s: %s (pe %s)", call, what, pe);
   fprintf(stderr, "%s\n", line);
   fflush(stderr);
-  // fatal logs the line (at error level, to XSHMEM_LOG_FILE if set) and stops every PE.
-  fatal(XSHMEM_EXIT_CHECK, "checks", line);
+  // Logs the line to XSHMEM_LOG_FILE if set (on stderr it is printed once, above) and stops
+  // every PE.
+  fatal_printed(XSHMEM_EXIT_CHECK, "checks", line);
 }
 
 void check_init(const char *call) {

@@ -59,7 +59,8 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
      "lacks stops init with an error."},
     {"XSHMEM_SYMMETRIC_SIZE", XSHMEM_CONFIG_SIZE, "1G", nullptr,
      "Bytes of symmetric heap reserved on each PE; raise it when xshmem_malloc runs out of "
-     "space."},
+     "space. A value that does not parse or overflows, 0, or more than 1E stops init with an "
+     "error."},
     {"XSHMEM_HEAP", XSHMEM_CONFIG_ENUM, "auto", "auto,host,device",
      "Where the symmetric heap lives: device (GPU memory), host (shared host memory, CPU PEs), or "
      "auto (device when a GPU is usable)."},
@@ -74,7 +75,8 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
      "Contexts (xshmem_ctx_create, xshmem_team_create_ctx) that can exist at once on a PE, "
      "besides XSHMEM_CTX_DEFAULT; a creation beyond it returns nonzero and XSHMEM_CTX_INVALID."},
     {"XSHMEM_INIT_TIMEOUT", XSHMEM_CONFIG_DURATION, "60s", nullptr,
-     "Longest time xshmem_init waits for the other PEs of the job before failing."},
+     "Longest time xshmem_init waits for the other PEs of the job before failing; 0, or more "
+     "than 2147483647ms, is rejected with a warning and the default applies."},
     {"XSHMEM_LIVENESS_TIMEOUT", XSHMEM_CONFIG_DURATION, "60s", nullptr,
      "A PE from which the bootstrap's control thread hears nothing (no message, no heartbeat) "
      "for this long is declared frozen and the job stops naming it; 0 turns the check off (for "
@@ -125,6 +127,25 @@ struct Registry {
 };
 
 thread_local std::vector<std::string> t_owner_scopes;
+
+// Core variables whose parsed value must lie in a range (a deadline of 0 is no deadline, and the
+// consumer hands the value to poll() as an int): a value outside is invalid like one that does
+// not parse, so the caller gets the default and a warning.
+struct Range {
+  const char *name;
+  int64_t lo, hi;
+  const char *what;
+};
+const Range kRanges[] = {
+    {"XSHMEM_INIT_TIMEOUT", 1, INT32_MAX,
+     "expected a duration above 0 and at most 2147483647ms (about 24 days)"},
+};
+
+const Range *find_range(const std::string &name) {
+  for (const Range &r : kRanges)
+    if (name == r.name) return &r;
+  return nullptr;
+}
 
 std::string trim(const std::string &s) {
   size_t b = s.find_first_not_of(" \t\n\r");
@@ -178,30 +199,65 @@ std::string match_choice(const std::string &choices, const std::string &word) {
   return "";
 }
 
-// Empty when `text` is a valid value of entry `e`, else what was expected.
+// Whether `text`, which does not parse as `type`, is a well-formed number too large for 64 bits
+// (rather than malformed text): with its digits replaced by "1" it parses.
+bool overflows(xshmem_config_type_t type, const std::string &text) {
+  std::string s = trim(text);
+  size_t i = 0;
+  if (type == XSHMEM_CONFIG_INT && i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  const size_t sign = i;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  if (i == sign) return false;
+  const std::string small = s.substr(0, sign) + "1" + s.substr(i);
+  switch (type) {
+    case XSHMEM_CONFIG_INT:
+      return parse_int(small).has_value();
+    case XSHMEM_CONFIG_SIZE:
+      return parse_size(small).has_value();
+    case XSHMEM_CONFIG_DURATION:
+      return parse_duration_ms(small).has_value();
+    default:
+      return false;
+  }
+}
+
+// Empty when `text` is a valid value of entry `e`, else why not: "expected <what>", or what is
+// wrong with a well-formed number ("it overflows 64 bits (expected ...)").
 std::string check_value(const Entry &e, const std::string &text) {
   switch (e.type) {
     case XSHMEM_CONFIG_BOOL:
       if (parse_bool(text)) return "";
-      return "a boolean (1/0, y/n, yes/no, on/off, true/false)";
+      return "expected a boolean (1/0, y/n, yes/no, on/off, true/false)";
     case XSHMEM_CONFIG_INT:
       if (parse_int(text)) return "";
-      return "a decimal integer";
+      if (overflows(e.type, text))
+        return "it overflows 64 bits (expected a decimal integer from -9223372036854775808 to "
+               "9223372036854775807)";
+      return "expected a decimal integer";
     case XSHMEM_CONFIG_SIZE:
       if (parse_size(text)) return "";
-      return "a size in bytes with an optional K, M, G or T suffix (for example 4096, 64K, 2G)";
+      if (overflows(e.type, text))
+        return "it overflows 64 bits (expected a size below 16E, which is 2^64 bytes)";
+      return "expected a size in bytes with an optional K, M, G, T, P or E suffix (for example "
+             "4096, 64K, 2G)";
     case XSHMEM_CONFIG_DURATION:
-      if (parse_duration_ms(text)) return "";
-      return "a duration in seconds with an optional ms, s or m suffix (for example 500ms, 30s, "
-             "2m)";
+      if (std::optional<int64_t> ms = parse_duration_ms(text)) {
+        const Range *r = find_range(e.name);
+        if (r == nullptr || (*ms >= r->lo && *ms <= r->hi)) return "";
+        return r->what;
+      }
+      if (overflows(e.type, text))
+        return "it overflows 64 bits (expected a duration below 2^63 ms)";
+      return "expected a duration in seconds with an optional ms, s or m suffix (for example "
+             "500ms, 30s, 2m)";
     case XSHMEM_CONFIG_ENUM:
       if (!match_choice(e.choices, trim(text)).empty()) return "";
-      return "one of " + e.choices;
+      return "expected one of " + e.choices;
     case XSHMEM_CONFIG_STRING:
     case XSHMEM_CONFIG_LIST:
       return "";
   }
-  return "a known type";
+  return "expected a known type";
 }
 
 Registry &registry() {
@@ -229,7 +285,7 @@ struct Resolved {
   std::string text;  // the effective value
   bool from_env = false;
   std::string env;     // the environment's text when set
-  std::string expect;  // non-empty: the environment's value is invalid
+  std::string expect;  // non-empty: why the environment's value is invalid (check_value)
 };
 
 Resolved resolve(const Entry &e, bool warn) {
@@ -253,8 +309,8 @@ Resolved resolve(const Entry &e, bool warn) {
       first = r.warned.insert(e.name + "=" + env).second;
     }
     if (first)
-      XLOG_WARN("config", "invalid value '%s' for %s: expected %s; using the default '%s'",
-                env.c_str(), e.name.c_str(), res.expect.c_str(), e.default_value.c_str());
+      XLOG_WARN("config", "invalid value '%s' for %s: %s; using the default '%s'", env.c_str(),
+                e.name.c_str(), res.expect.c_str(), e.default_value.c_str());
   }
   return res;
 }
@@ -325,8 +381,9 @@ Status register_entries(const xshmem_config_entry_v1_t *entries, size_t n, const
       why = "unknown type " + std::to_string(static_cast<int>(c.type));
     } else if (c.type == XSHMEM_CONFIG_ENUM && split_words(e.choices).empty()) {
       why = "an enum needs choices";
-    } else if (std::string expect = check_value(e, e.default_value); !expect.empty()) {
-      why = "default '" + e.default_value + "' is not " + expect;
+    } else if (std::string bad = check_value(e, e.default_value); !bad.empty()) {
+      why = "default '" + e.default_value + "' " +
+            (bad.rfind("expected ", 0) == 0 ? "is not " + bad.substr(9) : "is invalid: " + bad);
     } else {
       for (const Entry &b : batch)
         if (b.name == e.name) why = "the name appears twice in the table";
@@ -393,6 +450,10 @@ std::optional<uint64_t> parse_size(const std::string &text) {
     shift = 30;
   else if (suffix == "t")
     shift = 40;
+  else if (suffix == "p")
+    shift = 50;
+  else if (suffix == "e")
+    shift = 60;
   else
     return std::nullopt;
   if (shift > 0 && v > (UINT64_MAX >> shift)) return std::nullopt;
@@ -538,6 +599,14 @@ std::string get_enum(const char *name) {
   return match_choice(e->choices, trim(resolve(*e, true).text));
 }
 
+std::string env_problem(const char *name, std::string *text) {
+  std::optional<Entry> e = find_entry(name);
+  if (!e) return "";
+  Resolved res = resolve(*e, false);
+  if (text != nullptr) *text = res.env;
+  return res.expect;
+}
+
 ListSpec get_list_spec(const char *name) {
   std::optional<Entry> e = lookup(name, {XSHMEM_CONFIG_LIST}, "get_list_spec");
   if (!e) return {};
@@ -603,8 +672,7 @@ std::vector<VarInfo> list() {
     v.choices = e.choices;
     v.doc = e.doc;
     v.owner = e.owner;
-    if (!res.expect.empty())
-      v.note = "invalid value '" + res.env + "' ignored: expected " + res.expect;
+    if (!res.expect.empty()) v.note = "invalid value '" + res.env + "' ignored: " + res.expect;
     out.push_back(std::move(v));
   }
   return out;

@@ -43,7 +43,7 @@ class OwnerScope {
 // Unknown names are a programming error: logged at error level, returning 0/"".
 std::string get_string(const char *name);
 int64_t get_int(const char *name);          // INT
-uint64_t get_size(const char *name);        // SIZE in bytes ("2G" = 2 * 1024^3)
+uint64_t get_size(const char *name);        // SIZE in bytes ("2G" = 2 * 1024^3; K M G T P E)
 bool get_bool(const char *name);            // BOOL
 int64_t get_duration_ms(const char *name);  // DURATION
 std::string get_enum(const char *name);     // ENUM: one of the choices (lower case)
@@ -52,6 +52,11 @@ std::string get_enum(const char *name);     // ENUM: one of the choices (lower c
 // For a LIST without choices the words come back as written, and an exclusion "^a,b" comes back
 // as {"^a", "^b"}: use get_list_spec to interpret it.
 std::vector<std::string> get_list(const char *name);
+
+// Empty when `name` is unset or set to a valid value; else why the environment's value is
+// invalid, as the getters' warning says it ("expected ...", "it overflows 64 bits ..."), with
+// the value in *text. For callers to whom the default is no answer (XSHMEM_SYMMETRIC_SIZE).
+std::string env_problem(const char *name, std::string *text = nullptr);
 
 // A LIST value as written: "a,b" selects a and b, "^a,b" everything but a and b, "" everything.
 struct ListSpec {

@@ -110,7 +110,7 @@ const char *svc_config_get_string(const char *name) {
 int64_t svc_config_get_int(const char *name) {
   for (const auto &v : config::list()) {
     if (v.name != name) continue;
-    if (v.type == "size") return static_cast<int64_t>(config::get_size(name));
+    if (v.type == "size") return config::get_int(name);  // above INT64_MAX: INT64_MAX
     if (v.type == "duration") return config::get_duration_ms(name);
     if (v.type == "bool") return config::get_bool(name) ? 1 : 0;
     return config::get_int(name);
@@ -267,6 +267,10 @@ struct HeapPlan {
   size_t granularity = 0, chunk = 0;  // the largest over the PEs, so every PE grows alike
 };
 
+// Why the heap lives where it does, for the messages of transport selection ("host memory:
+// XSHMEM_HEAP=auto and no usable GPU here: ..."). Set by plan_heap.
+std::string g_heap_why;
+
 Status plan_heap(HeapPlan &plan) {
   const std::string want = config::get_enum("XSHMEM_HEAP");
   enum : uint8_t { kHost = 0, kAutoGpu = 1, kAutoNoGpu = 2, kDevice = 3 };
@@ -327,6 +331,16 @@ Status plan_heap(HeapPlan &plan) {
     XLOG_INFO(kSubsys, "no GPU: using host heap (%s)", plan.gpu.reason.c_str());
   else if (!plan.device && mine == kAutoGpu)
     XLOG_INFO(kSubsys, "pe %d has no usable GPU: every PE uses a host heap", host_pe);
+  if (plan.device)
+    g_heap_why = "GPU memory (XSHMEM_HEAP=" + want + ")";
+  else if (mine == kHost)
+    g_heap_why = "host memory (XSHMEM_HEAP=host)";
+  else if (mine == kAutoNoGpu)
+    g_heap_why =
+        "host memory (XSHMEM_HEAP=auto, and no GPU is usable here: " + plan.gpu.reason + ")";
+  else
+    g_heap_why =
+        "host memory (XSHMEM_HEAP=auto, and pe " + std::to_string(host_pe) + " has no usable GPU)";
   return XSHMEM_SUCCESS;
 }
 
@@ -335,7 +349,25 @@ Status create_heap() {
   XSHMEM_CHECK(plan_heap(plan));
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t internal = (sizeof(dev::internal_region_t) + page - 1) / page * page;
-  size_t user = config::get_size("XSHMEM_SYMMETRIC_SIZE");
+  // A size that does not parse, rounds to 0, or would wrap when rounded up is an error: the
+  // default (or a heap of a few pages) is not what the user asked for.
+  std::string text;
+  if (std::string why = config::env_problem("XSHMEM_SYMMETRIC_SIZE", &text); !why.empty()) {
+    XLOG_ERROR(kSubsys, "XSHMEM_SYMMETRIC_SIZE=%s: %s; set the bytes of symmetric heap per PE",
+               text.c_str(), why.c_str());
+    return XSHMEM_ERR_INVALID;
+  }
+  const uint64_t user = config::get_size("XSHMEM_SYMMETRIC_SIZE");
+  constexpr uint64_t kMaxHeap = uint64_t{1} << 60;  // 1E: no address space holds more
+  if (user == 0 || user > kMaxHeap) {
+    XLOG_ERROR(kSubsys,
+               "XSHMEM_SYMMETRIC_SIZE=%s asks for %llu bytes per PE, %s; set a size from 1 to 1E "
+               "that this machine can reserve",
+               config::get_string("XSHMEM_SYMMETRIC_SIZE").c_str(),
+               static_cast<unsigned long long>(user),
+               user == 0 ? "so no allocation could succeed" : "more than a heap can reserve");
+    return XSHMEM_ERR_INVALID;
+  }
   size_t size = (user + page - 1) / page * page + internal;
   // Every PE must have the same heap size, or offsets would not be symmetric.
   std::vector<uint64_t> sizes(g_rt.job.n_pes);
@@ -574,12 +606,31 @@ Status start_transports() {
   for (int pe = 0; pe < n && unreachable < 0 && forced_ok; ++pe)
     if (choice[pe] < 0) unreachable = pe;
   if (unreachable >= 0) {
+    // Say why each started transport does not reach the peer where the core knows it: the
+    // heap's kind (nvlink with a host heap), another host, the PE itself.
+    const uint64_t heap_cap =
+        heap_on_device() ? XSHMEM_TRANSPORT_CAP_DEVICE_HEAP : XSHMEM_TRANSPORT_CAP_HOST_HEAP;
     std::string tried;
-    for (auto &at : g_rt.transports) tried += (tried.empty() ? "" : ", ") + at.plugin->name;
+    for (auto &at : g_rt.transports) {
+      tried += (tried.empty() ? "" : "; ") + at.plugin->name;
+      if (!(at.plugin->ops->caps & heap_cap))
+        tried += std::string(" serves ") + (heap_on_device() ? "host" : "GPU") +
+                 " heaps only, and the heap is in " + g_heap_why;
+      else if (g_rt.host_id[unreachable] != g_rt.host_id[me] &&
+               !(at.plugin->ops->caps & XSHMEM_TRANSPORT_CAP_NIC))
+        tried += " reaches no other host";
+      else
+        tried += " cannot reach it (its log lines say why)";
+    }
+    std::string others;
+    for (auto &t : loader().transports())
+      if (!wanted(t.name)) others += (others.empty() ? "" : ", ") + t.name;
     XLOG_ERROR(kSubsys,
-               "no transport reaches pe %d from pe %d (XSHMEM_TRANSPORTS=\"%s\", usable: "
-               "%s); allow a transport that reaches it",
-               unreachable, me, allowed_text.c_str(), tried.empty() ? "none" : tried.c_str());
+               "no transport reaches pe %d from pe %d (XSHMEM_TRANSPORTS=\"%s\"; started: %s%s%s); "
+               "allow a transport that reaches it",
+               unreachable, me, allowed_text.c_str(),
+               tried.empty() ? "none (see the warnings above)" : tried.c_str(),
+               others.empty() ? "" : "; not allowed: ", others.c_str());
   }
   const bool chose = forced_ok && unreachable < 0;
   if (!all_ok(chose)) {
@@ -818,21 +869,33 @@ const xshmem_core_services_v1_t *services() {
 
 namespace {
 // fatal and xshmem_global_exit: logs `msg` once at `level`, then has the bootstrap stop every PE.
+// `printed`: the caller printed `msg` on stderr as the job's one diagnostic line; then the log
+// repeats it only where it does not go to stderr, and the bootstrap (which logs its abort reason
+// on this PE and the others) gets a pointer to that line instead of a second copy of it.
 [[noreturn]] void stop_job(int exit_code, xshmem_log_level_t level, const char *subsys,
-                           const char *msg) {
+                           const char *msg, bool printed = false) {
   static std::atomic<bool> once{false};
-  if (!once.exchange(true)) {
+  if (!once.exchange(true) && (!printed || !log::writes_to_stderr())) {
     log::write(level, subsys, __FILE__, __LINE__, "%s", msg);
   }
   fflush(stdout);  // the bootstrap's abort ends the process with _exit: keep what was printed
   fflush(stderr);
-  if (g_rt.boot && g_rt.boot_ctx) g_rt.boot->ops->abort(g_rt.boot_ctx, exit_code, msg);
+  char reason[96];
+  if (printed)
+    snprintf(reason, sizeof(reason), "see the 'xshmem:' line of pe %d above",
+             g_rt.boot_ctx ? g_rt.job.my_pe : -1);
+  if (g_rt.boot && g_rt.boot_ctx)
+    g_rt.boot->ops->abort(g_rt.boot_ctx, exit_code, printed ? reason : msg);
   _exit(exit_code);
 }
 }  // namespace
 
 void fatal(int exit_code, const char *subsys, const char *msg) {
   stop_job(exit_code, XSHMEM_LOG_ERROR, subsys, msg);
+}
+
+void fatal_printed(int exit_code, const char *subsys, const char *msg) {
+  stop_job(exit_code, XSHMEM_LOG_ERROR, subsys, msg, true);
 }
 
 Status oob_allgather(const void *in, void *out, size_t len_per_pe) {
@@ -1007,7 +1070,7 @@ void xshmem_global_exit(int status) {
            "xshmem: xshmem_global_exit: status %d: stopping every pe of the job (pe %s)", status,
            pe);
   fprintf(stderr, "%s\n", line);
-  stop_job(status, XSHMEM_LOG_INFO, "core", line);
+  stop_job(status, XSHMEM_LOG_INFO, "core", line, true);
 }
 
 void xshmemi_h_global_exit(int status) __attribute__((noreturn, alias("xshmem_global_exit")));

@@ -319,7 +319,7 @@ void stop_on_wait_timeout(const dev::wait_timeout_t &w, const std::string &where
   const std::string line = "xshmem: " + describe_wait_timeout(w, state().my_pe, where);
   fprintf(stderr, "%s\n", line.c_str());
   fflush(stderr);
-  fatal(1, "wait", line.c_str());
+  fatal_printed(1, "wait", line.c_str());  // the line above is the one diagnostic
 }
 
 void on_wait_timeout(const dev::wait_timeout_t *w) {

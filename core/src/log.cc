@@ -178,6 +178,13 @@ void configure() {
     write(XSHMEM_LOG_WARN, "log", __FILE__, __LINE__, "%s", w.c_str());
 }
 
+bool writes_to_stderr() {
+  State &s = state();
+  if (!s.configured.load(std::memory_order_acquire)) configure();
+  std::shared_lock lock(s.mu);
+  return s.fd == STDERR_FILENO;
+}
+
 void set_pe(int pe) {
   state().pe.store(pe, std::memory_order_relaxed);
 }

@@ -22,6 +22,8 @@ void write(xshmem_log_level_t level, const char *subsys, const char *file, int l
            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void vwrite(xshmem_log_level_t level, const char *subsys, const char *file, int line,
             const char *fmt, va_list ap);
+// Whether log lines go to stderr (no XSHMEM_LOG_FILE, or it could not be opened).
+bool writes_to_stderr();
 // Closes XSHMEM_LOG_FILE if one was opened (finalize).
 void shutdown();
 

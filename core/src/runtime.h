@@ -34,6 +34,10 @@ const xshmem_core_services_v1_t *services();
 // Stops the whole job: logs `msg` at error level, asks the bootstrap to make every PE exit with
 // `exit_code`, and exits. Safe before the bootstrap is up (then exits this process only).
 [[noreturn]] void fatal(int exit_code, const char *subsys, const char *msg);
+// As fatal, for a `msg` the caller has printed on stderr already (checked-mode and device
+// diagnostics): the log repeats it only where it does not go to stderr, and the bootstrap's
+// abort reason points at the line instead of copying it, so the job prints it once.
+[[noreturn]] void fatal_printed(int exit_code, const char *subsys, const char *msg);
 
 // Out-of-band collectives over the bootstrap (slow; init, heap management, tests' agreement).
 Status oob_allgather(const void *in, void *out, size_t len_per_pe);

@@ -2,11 +2,14 @@
 # Runs a death-test job and checks how it died (CONFORMANCE.md §4.13, tier C):
 #   death_check.sh --np N --regex ERE [--max-seconds S] [--status X] -- <launcher> -n N <binary> ...
 # Passes when: the job's status is nonzero; its output has a line matching ERE (the one-line
-# diagnostic "xshmem: <call>: <argument ...> (pe N)"); the launcher reports every PE 0..N-1 as
+# diagnostic "xshmem: <call>: <argument ...> (pe N)"), and each diagnostic appears exactly once
+# in the whole output (not again through the log or the bootstrap's abort); the launcher reports
+# every PE 0..N-1 as
 # exited nonzero ("xshmem-run: pe K exited with status S" or killed by a signal); at least one PE
 # exited with status X (default XSHMEM_EXIT_CHECK, 86); the job took less than S seconds (default
 # 10).
 set -u
+shopt -s extglob
 np="" regex="" max_s=10 want=86
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -60,6 +63,21 @@ if [[ $(grep -Ec -- '^[^:]*xshmem: ' "$out") -eq 0 ]]; then
   echo "FAIL: no 'xshmem: ' diagnostic line at all"
   fail=1
 fi
+# Each diagnostic appears once: its text ("xshmem: ... (pe N)") occurs in no other line of the
+# PE that printed it (a log line or an abort message on its stderr) and in no log or abort line
+# of another PE. Another PE's own diagnostic may read the same ("(pe -)" before init).
+while IFS= read -r diag; do
+  text=${diag#\[pe +([0-9])\] }
+  prefix=${diag%"$text"}
+  n=$(awk -v p="$prefix" -v t="$text" 'index($0, t) && (substr($0, 1, length(p)) == p ||
+        $0 !~ /^(\[pe [0-9]+\] )?xshmem: /) { n++ } END { print n + 0 }' "$out")
+  if [[ $n -eq 1 ]]; then
+    echo "ok: printed once: $diag"
+  else
+    echo "FAIL: printed $n times (expected once): $diag"
+    fail=1
+  fi
+done < <(grep -E -- '^(\[pe [0-9]+\] )?xshmem: ' "$out" | sort -u)
 saw_check=0
 for ((k = 0; k < np; ++k)); do
   line=$(grep -E -m1 -- "xshmem-run: pe $k (exited with status [0-9]+|.*signal)" "$out")

@@ -7,6 +7,7 @@
 #include "../catch_compat.h"
 #include "config.h"
 #include "log.h"
+#include "runtime.h"
 #include "util.h"
 
 using namespace xshmem;
@@ -182,6 +183,100 @@ TEST_CASE("a value that does not parse warns once and yields the default", "[con
                   "alpha,beta,gamma") == 1);
   CHECK(ut::count(log, "invalid value '4k' for XSHMEM_UT_INT: expected a decimal integer") == 1);
   CHECK(ut::count(log, "] warn: ") == 5);
+}
+
+TEST_CASE("parse_size: P and E suffixes, and 16E overflows", "[config]") {
+  CHECK(config::parse_size("1P") == (1ull << 50));
+  CHECK(config::parse_size("15e") == (15ull << 60));
+  CHECK(config::parse_size("1EB") == (1ull << 60));
+  for (const char *bad : {"16E", "16384P", "17179869184G", "18446744073709551616"})
+    CHECK_FALSE(config::parse_size(bad).has_value());
+  CHECK(config::parse_size("18446744073709551615") == UINT64_MAX);  // parses: init refuses it
+}
+
+TEST_CASE("a value that overflows 64 bits says so, naming the variable and the value", "[config]") {
+  register_ut();
+  ut::EnvGuard env;
+  ut::LogCapture cap("warn");
+  env.set("XSHMEM_UT_SIZE", "17179869184G");
+  env.set("XSHMEM_UT_INT", "99999999999999999999");
+  env.set("XSHMEM_UT_DUR", "99999999999999999999s");
+  CHECK(config::get_size("XSHMEM_UT_SIZE") == 3u << 20);
+  CHECK(config::get_int("XSHMEM_UT_INT") == -17);
+  CHECK(config::get_duration_ms("XSHMEM_UT_DUR") == 1500);
+  std::string why, text;
+  why = config::env_problem("XSHMEM_UT_SIZE", &text);
+  CHECK(text == "17179869184G");
+  CHECK(why.rfind("it overflows 64 bits", 0) == 0);
+  CHECK(config::env_problem("XSHMEM_UT_BOOL").empty());  // unset: no problem
+  env.set("XSHMEM_UT_SIZE", "16E");
+  CHECK(config::get_size("XSHMEM_UT_SIZE") == 3u << 20);
+  env.set("XSHMEM_UT_SIZE", "16Q");  // malformed, not an overflow
+  CHECK(config::get_size("XSHMEM_UT_SIZE") == 3u << 20);
+  std::string log = cap.text();
+  INFO(log);
+  CHECK(ut::count(log,
+                  "invalid value '17179869184G' for XSHMEM_UT_SIZE: it overflows 64 bits "
+                  "(expected a size below 16E") == 1);
+  CHECK(ut::count(log, "invalid value '16E' for XSHMEM_UT_SIZE: it overflows 64 bits") == 1);
+  CHECK(ut::count(log, "invalid value '16Q' for XSHMEM_UT_SIZE: expected a size in bytes") == 1);
+  CHECK(ut::count(log,
+                  "invalid value '99999999999999999999' for XSHMEM_UT_INT: it overflows 64 "
+                  "bits") == 1);
+  CHECK(ut::count(log,
+                  "invalid value '99999999999999999999s' for XSHMEM_UT_DUR: it overflows 64 "
+                  "bits") == 1);
+  CHECK(ut::count(log, "overflows") == 4);
+}
+
+TEST_CASE("plugins read a size above INT64_MAX as INT64_MAX, never as a negative number",
+          "[config]") {
+  register_ut();
+  ut::EnvGuard env;
+  env.set("XSHMEM_UT_SIZE", "8388608T");  // 2^63 bytes
+  CHECK(config::get_size("XSHMEM_UT_SIZE") == (1ull << 63));
+  CHECK(core::services()->config_get_int("XSHMEM_UT_SIZE") == INT64_MAX);
+  env.set("XSHMEM_UT_SIZE", "7E");
+  CHECK(core::services()->config_get_int("XSHMEM_UT_SIZE") == static_cast<int64_t>(7ull << 60));
+}
+
+TEST_CASE("XSHMEM_INIT_TIMEOUT of 0 or beyond an int of ms warns and yields the default",
+          "[config]") {
+  ut::EnvGuard env;
+  ut::LogCapture cap("warn");
+  env.set("XSHMEM_INIT_TIMEOUT", "0");
+  CHECK(config::get_duration_ms("XSHMEM_INIT_TIMEOUT") == 60000);
+  env.set("XSHMEM_INIT_TIMEOUT", "0ms");
+  CHECK(config::get_duration_ms("XSHMEM_INIT_TIMEOUT") == 60000);
+  env.set("XSHMEM_INIT_TIMEOUT", "-5s");
+  CHECK(config::get_duration_ms("XSHMEM_INIT_TIMEOUT") == 60000);
+  env.set("XSHMEM_INIT_TIMEOUT", "2147484s");  // more than INT32_MAX ms: poll() would wrap
+  CHECK(config::get_duration_ms("XSHMEM_INIT_TIMEOUT") == 60000);
+  env.set("XSHMEM_INIT_TIMEOUT", "1ms");  // the smallest deadline
+  CHECK(config::get_duration_ms("XSHMEM_INIT_TIMEOUT") == 1);
+  env.set("XSHMEM_INIT_TIMEOUT", "2147483647ms");
+  CHECK(config::get_duration_ms("XSHMEM_INIT_TIMEOUT") == 2147483647);
+  std::string log = cap.text();
+  INFO(log);
+  CHECK(ut::count(log,
+                  "invalid value '0' for XSHMEM_INIT_TIMEOUT: expected a duration above 0 and "
+                  "at most 2147483647ms (about 24 days); using the default '60s'") == 1);
+  CHECK(ut::count(log,
+                  "invalid value '0ms' for XSHMEM_INIT_TIMEOUT: expected a duration above 0") == 1);
+  CHECK(ut::count(log, "invalid value '-5s' for XSHMEM_INIT_TIMEOUT: expected a duration") == 1);
+  CHECK(ut::count(log,
+                  "invalid value '2147484s' for XSHMEM_INIT_TIMEOUT: expected a duration "
+                  "above 0") == 1);
+  CHECK(ut::count(log, "] warn: ") == 4);
+  // The listing shows the same reason.
+  env.set("XSHMEM_INIT_TIMEOUT", "0");
+  for (const auto &v : config::list())
+    if (v.name == "XSHMEM_INIT_TIMEOUT") {
+      CHECK(v.value == "60s");
+      CHECK(v.note ==
+            "invalid value '0' ignored: expected a duration above 0 and at most "
+            "2147483647ms (about 24 days)");
+    }
 }
 
 TEST_CASE("typed getters on test entries: valid environment values", "[config]") {

@@ -5,6 +5,7 @@
  *   TP_LOAD_FAIL                 load() registers an entry, then fails with XSHMEM_ERR_IO
  *   TP_NO_SYMBOL                 the entry structure is exported under a wrong name
  *   TP_CAPS                      the transport's caps (default XSHMEM_TRANSPORT_CAP_HOST_HEAP)
+ *   TP_REGISTER_OK               heap_register succeeds (the transport starts, reaching no one)
  * The good transport registers XSHMEM_UNITTEST_GOOD_KNOB in load() and hands the value it read
  * through the services table back as its init() context, so a test can check the round trip. */
 #include <stdint.h>
@@ -50,7 +51,11 @@ static xshmem_status_t tp_init(void **ctx) {
 static xshmem_status_t tp_heap_register(void *ctx, const xshmem_mem_region_v1_t *heap) {
   (void)ctx;
   (void)heap;
+#ifdef TP_REGISTER_OK
+  return XSHMEM_SUCCESS;
+#else
   return XSHMEM_ERR_UNSUPPORTED;
+#endif
 }
 static xshmem_status_t tp_can_reach(void *ctx, int pe, xshmem_peer_info_v1_t *info) {
   (void)ctx;

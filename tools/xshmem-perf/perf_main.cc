@@ -9,6 +9,7 @@
 // request. The exit status is nonzero if any transfer moved wrong data.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -25,6 +26,22 @@
 
 namespace xshmem::perf {
 namespace {
+
+// Whether this process prints help, the metric list and usage errors: before xshmem_init only
+// the launcher's environment tells which PE it is, and only the first PE of a job speaks, so
+// `xshmem-run -n 4 xshmem-perf --help` prints the help once. The others exit silently with
+// status 0 (kQuiet): had they exited with the usage error's status first, the launcher
+// would have stopped the first PE before it printed why. A process no launcher started speaks.
+constexpr int kQuiet = 0;  // exit status of the PEs that do not speak
+
+bool speaks_for_job() {
+  for (const char *var : {"XSHMEM_BOOTSTRAP_TCP_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                          "PMI_RANK", "SLURM_PROCID"}) {
+    const char *v = std::getenv(var);
+    if (v != nullptr && *v != '\0') return std::atoi(v) <= 0;  // tcp's unset rank is -1
+  }
+  return true;
+}
 
 // Every metric table of the program, in run order: host API, then device kernels (CUDA builds).
 std::vector<MetricDef> all_metrics() {
@@ -190,14 +207,22 @@ int run(int argc, char **argv) {
   app.add_option("--csv", opt.csv_path, "write the results as CSV to this file (PE 0)");
   app.add_option("--json", opt.json_path, "write the results as JSON to this file (PE 0)");
   app.add_flag("--list", list, "list the metrics and exit");
-  CLI11_PARSE(app, argc, argv);
+  const bool speaks = speaks_for_job();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    if (!speaks) return kQuiet;
+    return app.exit(e);
+  }
 
   const std::vector<MetricDef> table = all_metrics();
   if (list) {
-    for (const MetricDef &m : table) std::printf("%-40s %-6s %s\n", m.name, m.unit, m.doc);
+    if (speaks)
+      for (const MetricDef &m : table) std::printf("%-40s %-6s %s\n", m.name, m.unit, m.doc);
     return 0;
   }
   if (opt.min_size == 0 || opt.min_size > opt.max_size) {
+    if (!speaks) return kQuiet;
     std::fprintf(stderr,
                  "xshmem-perf: --min-size %zu must be at least 1 and at most --max-size %zu\n",
                  opt.min_size, opt.max_size);
@@ -205,6 +230,7 @@ int run(int argc, char **argv) {
   }
   std::set<std::string> selected;
   if (std::string err = select_metrics(opt, table, selected); !err.empty()) {
+    if (!speaks) return kQuiet;
     std::fprintf(stderr, "xshmem-perf: %s\n", err.c_str());
     return 2;
   }

@@ -202,6 +202,13 @@ class Launcher {
     std::vector<char *> argv;
     for (auto &s : cmd_) argv.push_back(s.data());
     argv.push_back(nullptr);
+    // The PEs must use tcp (this launcher holds their rank 0's socket): say so, once, when the
+    // user's XSHMEM_BOOTSTRAP named another bootstrap.
+    if (const char *b = getenv("XSHMEM_BOOTSTRAP"); k == 0 && b && *b && strcmp(b, "tcp") != 0)
+      say(std::string("XSHMEM_BOOTSTRAP=") + b +
+          " is replaced by tcp for the PEs it starts (xshmem-run launches through the tcp "
+          "bootstrap; start the program with its own launcher to use " +
+          b + ")");
     pid_t pid = fork();
     if (pid < 0) {
       say("fork for pe " + std::to_string(k) + " failed: " + strerror(errno));

@@ -132,7 +132,7 @@ void watchdog_main(int device) {
       fprintf(stderr, "%s\n", line);
       fflush(stderr);
       lock.unlock();
-      core::fatal(status, kSubsys, line);
+      core::fatal_printed(status, kSubsys, line);
     }
     if (e != nullptr && e->ready != 0 && e->code == dev::kDevWaitTimeout) {
       // A device wait past XSHMEM_WAIT_TIMEOUT (p2p.h): the same line as a host wait's, with the
@@ -205,7 +205,7 @@ void watchdog_main(int device) {
         fprintf(stderr, "%s\n", msg);
         fflush(stderr);
         lock.unlock();
-        core::fatal(XSHMEM_EXIT_DEVICE_FAULT, kSubsys, msg);
+        core::fatal_printed(XSHMEM_EXIT_DEVICE_FAULT, kSubsys, msg);
       }
     }
   }
