@@ -4,6 +4,8 @@
 
 #include <hwloc.h>
 
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -345,6 +347,34 @@ int load_xml_catching(hwloc_topology_t t, const std::string &path, std::string *
   return rc;
 }
 
+// DiscoverOptions::isolate_xml: loads `path` with hwloc in a child process. Returns "" when the
+// child survived (whether or not hwloc accepted the file: the caller's own load says why not),
+// else why the child did not.
+std::string xml_crashes_hwloc(const std::string &path) {
+  fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return "";  // cannot isolate: load in this process as before
+  if (pid == 0) {
+    const int null_fd = open("/dev/null", O_WRONLY);
+    if (null_fd >= 0) dup2(null_fd, 2);
+    hwloc_topology_t t = nullptr;
+    int rc = hwloc_topology_init(&t);
+    if (rc == 0) hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
+    if (rc == 0) rc = hwloc_topology_set_xml(t, path.c_str());
+    if (rc == 0) rc = hwloc_topology_load(t);
+    _exit(rc == 0 ? 0 : 1);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFSIGNALED(status)) return "";
+  const int sig = WTERMSIG(status);
+  return "hwloc " + hwloc_runtime_version() + " crashed reading it (signal " + std::to_string(sig) +
+         ", " + strsignal(sig) +
+         "): the recording is malformed in a way this hwloc does not survive; record it again "
+         "with lstopo --of xml";
+}
+
 // NVIDIA GPUs that hwloc shows only as OS devices (NVML, CUDA or OpenCL) without their PCI device:
 // per backend, the devices beyond the PCI GPUs found are unplaced.
 std::vector<std::string> unplaced_gpus(hwloc_topology_t t, const Objs &objs) {
@@ -427,6 +457,13 @@ bool discover(const DiscoverOptions &opts, Machine *out, std::string *error) {
     const std::string wrong = check_xml_file(xml, &recorded_by);
     if (!wrong.empty()) {
       *error = "topology: cannot load the " + what + ": " + wrong;
+      return false;
+    }
+  }
+  if (!xml.empty() && opts.isolate_xml) {
+    const std::string crash = xml_crashes_hwloc(xml);
+    if (!crash.empty()) {
+      *error = "topology: cannot load the " + what + ": " + crash;
       return false;
     }
   }

@@ -117,6 +117,10 @@ struct DiscoverOptions {
   bool probe_nvml = true;    // libnvidia-ml.so.1: NVLink counts
   bool probe_verbs = true;   // libibverbs.so.1: port state, link layer, speed
   bool probe_fabric = true;  // libfabric.so.1: provider domains
+  // Load a recorded topology once in a child process first, so that a file which crashes hwloc
+  // itself (hwloc 2.9 dereferences NULL on some malformed recordings) is an error line instead of
+  // a crash of the caller. For tools only: a library must not fork behind its caller's back.
+  bool isolate_xml = false;
 };
 
 // Discovers the machine. Returns false (with *error set, one line) only when hwloc cannot load a

@@ -127,13 +127,18 @@ bool load_machines(const std::vector<std::string> &xml, std::vector<topo::Machin
   if (xml.empty()) {
     // This machine, or the recorded one hwloc itself loads when HWLOC_XMLFILE is set.
     topo::Machine m;
-    if (!topo::discover(topo::DiscoverOptions{}, &m, error)) return false;
+    topo::DiscoverOptions o;
+    o.isolate_xml = true;  // HWLOC_XMLFILE: a file that crashes hwloc is an error line
+    if (!topo::discover(o, &m, error)) return false;
     out->push_back(std::move(m));
     return true;
   }
   for (const std::string &f : xml) {
     topo::Machine m;
-    if (!topo::load_xml(f, &m, error)) return false;
+    topo::DiscoverOptions o;
+    o.xml_path = f;
+    o.isolate_xml = true;  // a file that crashes hwloc is an error line, not a crash
+    if (!topo::discover(o, &m, error)) return false;
     out->push_back(std::move(m));
   }
   return true;
