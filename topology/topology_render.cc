@@ -154,22 +154,19 @@ std::string to_json(const Machine &m) {
     j["packages"].push_back({{"os_index", p.os_index}, {"cpuset", p.cpuset}, {"model", p.model}});
   j["gpus"] = json::array();
   for (const Gpu &g : m.gpus) {
-    json links = json::array();
+    json gpu = {{"index", g.index},         {"bus_id", g.bus_id}, {"name", g.name},
+                {"numa_node", g.numa_node}, {"cpuset", g.cpuset}, {"cuda_ordinal", g.cuda_ordinal},
+                {"pci_path", g.pci_path}};
     if (m.gpus.size() > kMatrixMax) {
       // Compact for large machines: one string of classes, peer by peer ("X NV18 NV18 ...").
       std::string classes;
       for (size_t k = 0; k < m.gpus.size(); ++k)
         classes += (k ? " " : "") + gpu_cell(m, g.index, k);
-      j["gpus"].push_back({{"index", g.index},
-                           {"bus_id", g.bus_id},
-                           {"name", g.name},
-                           {"numa_node", g.numa_node},
-                           {"cpuset", g.cpuset},
-                           {"cuda_ordinal", g.cuda_ordinal},
-                           {"pci_path", g.pci_path},
-                           {"classes", classes}});
+      gpu["classes"] = classes;
+      j["gpus"].push_back(std::move(gpu));
       continue;
     }
+    json links = json::array();
     for (size_t k = 0; k < m.gpus.size(); ++k) {
       const GpuLink &l = m.gpu_gpu[g.index][k];
       links.push_back({{"gpu", k},
@@ -182,15 +179,9 @@ std::string to_json(const Machine &m) {
     }
     json nics = json::array();
     for (size_t k = 0; k < m.nics.size(); ++k) nics.push_back(class_name(m.gpu_nic[g.index][k]));
-    j["gpus"].push_back({{"index", g.index},
-                         {"bus_id", g.bus_id},
-                         {"name", g.name},
-                         {"numa_node", g.numa_node},
-                         {"cpuset", g.cpuset},
-                         {"cuda_ordinal", g.cuda_ordinal},
-                         {"pci_path", g.pci_path},
-                         {"links", links},
-                         {"nic_classes", nics}});
+    gpu["links"] = links;
+    gpu["nic_classes"] = nics;
+    j["gpus"].push_back(std::move(gpu));
   }
   j["nics"] = json::array();
   for (const Nic &n : m.nics) {
