@@ -131,16 +131,18 @@ xshmem_status_t hostshm_finalize(void *ctx) {
 
 extern "C" __attribute__((visibility("default")))
 const xshmem_transport_v1_t xshmem_transport_plugin_v1 = {
-    XSHMEM_TRANSPORT_ABI_VERSION,
-    sizeof(xshmem_transport_v1_t),
-    kName,
-    XSHMEM_TRANSPORT_CAP_HOST_HEAP,
-    hostshm_load,
-    hostshm_init,
-    hostshm_heap_register,
-    hostshm_can_reach,
-    hostshm_connect,
-    hostshm_heap_deregister,
-    hostshm_finalize,
-    nullptr,  // heap_grow: host heaps are whole from the start
+    .abi_version = XSHMEM_TRANSPORT_ABI_VERSION,
+    .struct_size = sizeof(xshmem_transport_v1_t),
+    .name = kName,
+    .caps = XSHMEM_TRANSPORT_CAP_HOST_HEAP,
+    .load = hostshm_load,
+    .init = hostshm_init,
+    .heap_register = hostshm_heap_register,
+    .can_reach = hostshm_can_reach,
+    .connect = hostshm_connect,
+    .heap_deregister = hostshm_heap_deregister,
+    .finalize = hostshm_finalize,
+    .heap_grow = nullptr,  // host heaps are whole from the start
+    .data_ops = nullptr,   // LSA only: the path code loads and stores
+    .predict = nullptr,
 };

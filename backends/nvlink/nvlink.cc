@@ -411,16 +411,18 @@ xshmem_status_t nvlink_finalize(void *ctx) {
 
 extern "C" __attribute__((visibility("default")))
 const xshmem_transport_v1_t xshmem_transport_plugin_v1 = {
-    XSHMEM_TRANSPORT_ABI_VERSION,
-    sizeof(xshmem_transport_v1_t),
-    kName,
-    XSHMEM_TRANSPORT_CAP_DEVICE_HEAP,
-    nvlink_load,
-    nvlink_init,
-    nvlink_heap_register,
-    nvlink_can_reach,
-    nvlink_connect,
-    nvlink_heap_deregister,
-    nvlink_finalize,
-    nvlink_heap_grow,
+    .abi_version = XSHMEM_TRANSPORT_ABI_VERSION,
+    .struct_size = sizeof(xshmem_transport_v1_t),
+    .name = kName,
+    .caps = XSHMEM_TRANSPORT_CAP_DEVICE_HEAP,
+    .load = nvlink_load,
+    .init = nvlink_init,
+    .heap_register = nvlink_heap_register,
+    .can_reach = nvlink_can_reach,
+    .connect = nvlink_connect,
+    .heap_deregister = nvlink_heap_deregister,
+    .finalize = nvlink_finalize,
+    .heap_grow = nvlink_heap_grow,
+    .data_ops = nullptr,  // LSA only: the path code loads and stores
+    .predict = nullptr,
 };

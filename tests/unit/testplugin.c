@@ -91,8 +91,21 @@ static xshmem_status_t tp_ctx_only(void *ctx) {
 #endif
 
 TP_EXPORT const xshmem_transport_v1_t TP_SYMBOL = {
-    TP_ABI,           TP_SIZE,      TP_NAME,    TP_CAPS,     tp_load,     tp_init,
-    tp_heap_register, tp_can_reach, tp_connect, tp_ctx_only, tp_ctx_only, NULL /* heap_grow */};
+    .abi_version = TP_ABI,
+    .struct_size = TP_SIZE,
+    .name = TP_NAME,
+    .caps = TP_CAPS,
+    .load = tp_load,
+    .init = tp_init,
+    .heap_register = tp_heap_register,
+    .can_reach = tp_can_reach,
+    .connect = tp_connect,
+    .heap_deregister = tp_ctx_only,
+    .finalize = tp_ctx_only,
+    .heap_grow = NULL,
+    .data_ops = NULL,
+    .predict = NULL,
+};
 
 #else /* bootstrap */
 

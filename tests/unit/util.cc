@@ -95,8 +95,18 @@ int64_t svc_config_get_int(const char *name) {
   return xshmem::config::get_int(name);
 }
 const xshmem_job_info_v1_t *svc_job_info() {
-  static const xshmem_job_info_v1_t info = {
-      sizeof(xshmem_job_info_v1_t), -1, 0, -1, 0, nullptr, nullptr, ""};
+  static const xshmem_job_info_v1_t info = {.struct_size = sizeof(xshmem_job_info_v1_t),
+                                            .my_pe = -1,
+                                            .n_pes = 0,
+                                            .my_local_pe = -1,
+                                            .n_local_pes = 0,
+                                            .local_rank = nullptr,
+                                            .host_id = nullptr,
+                                            .job_token = "",
+                                            .nic = nullptr,
+                                            .gpu_pci = nullptr,
+                                            .num_channels = 1,
+                                            .heap_kind = XSHMEM_MEM_HOST};
   return &info;
 }
 xshmem_status_t svc_allgather(const void *, void *, size_t) {

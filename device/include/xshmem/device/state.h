@@ -30,6 +30,14 @@ struct peer_t {
   uintptr_t base;  // LSA: the peer's heap base mapped in this process
 };
 
+// Host only: how the host reaches a peer whose path is not LSA, through the transport that
+// serves it: the transport's data operations (the core substitutes stubs for the operations a
+// plugin leaves out, so every pointer is callable) and the transport's context.
+struct host_remote_t {
+  const xshmem_transport_data_ops_v1_t *ops = nullptr;
+  void *tctx = nullptr;
+};
+
 // A team: the world PEs start + i * stride for i in [0, size) (stride may be negative: the
 // order of the parent reversed), as every PE of the job sees it. Team handles (xshmem_team_t)
 // index the table of these in state_t, the same index on every member. Translating between
@@ -179,6 +187,9 @@ struct state_t {
   void (*on_bad_path)(int pe) = nullptr;
   // Host only: [n_pes] name of the transport serving each peer (xshmemx_transport_name).
   const char *const *transport_names = nullptr;
+  // Host only: [n_pes] the data operations of each non-LSA peer's transport (ops NULL for LSA
+  // peers); filled at connect (transports.cc), published by build_state.
+  const host_remote_t *remote = nullptr;
   // Device only: checked mode (XSHMEM_CHECKS) for device calls, and where a violation goes
   // (host memory mapped into the GPU; NULL: trap without a report).
   int32_t device_checks = 0;

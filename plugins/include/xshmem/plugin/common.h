@@ -29,6 +29,9 @@ typedef int xshmem_status_t;
 #define XSHMEM_ERR_INTERNAL (-9)    /* a bug */
 #define XSHMEM_ERR_NOT_FOUND (-10)  /* nothing matched (plugin, key, ...) */
 
+/* Kinds of memory (symmetric heaps, registered buffers). */
+typedef enum xshmem_mem_kind { XSHMEM_MEM_HOST = 0, XSHMEM_MEM_DEVICE = 1 } xshmem_mem_kind_t;
+
 /* Log levels, from most to least severe. */
 typedef enum xshmem_log_level {
   XSHMEM_LOG_ERROR = 0,

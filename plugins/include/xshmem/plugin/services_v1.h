@@ -27,7 +27,16 @@ typedef struct xshmem_job_info_v1 {
   const int *local_rank;   /* [n_pes]: the PE's rank on its host */
   const uint64_t *host_id; /* [n_pes]: equal values mean the same host */
   const char *job_token;   /* NUL-terminated hex string, the same on every PE of the job */
+  /* ---- Appended in minor version 1.2 (check XSHMEM_JOB_INFO_HAS) ---- */
+  const char *nic;     /* the NIC chosen for this PE (XSHMEM_NICS / hwloc distance), or NULL */
+  const char *gpu_pci; /* this PE's GPU as a PCI bus id ("0000:1b:00.0"), or NULL: a CPU PE */
+  int num_channels;    /* proxy channels: data operations use channel in [0, num_channels) */
+  xshmem_mem_kind_t heap_kind; /* where this PE's symmetric heap lives */
 } xshmem_job_info_v1_t;
+
+#define XSHMEM_JOB_INFO_HAS(ji, field) \
+  ((ji)->struct_size >=                \
+   offsetof(xshmem_job_info_v1_t, field) + sizeof(((xshmem_job_info_v1_t *)0)->field))
 
 typedef struct xshmem_core_services_v1 {
   uint32_t abi_version; /* XSHMEM_SERVICES_ABI_VERSION */

@@ -28,6 +28,7 @@ extern "C" {
 #endif
 
 #define XSHMEM_TRANSPORT_ABI_VERSION 1
+#define XSHMEM_TRANSPORT_ABI_MINOR 2 /* 1.0: base, 1.1: heap_grow, 1.2: data_ops, predict, desc */
 #define XSHMEM_TRANSPORT_SYMBOL_V1 "xshmem_transport_plugin_v1"
 
 /* Data paths (DESIGN.md "One device API, three data paths"); a closed set. */
@@ -49,9 +50,6 @@ typedef enum xshmem_path {
  * transport has it, init discovers the topology and checks XSHMEM_NICS and XSHMEM_NIC_MAP before
  * the transports start: a bad value is an init error naming the variable. */
 #define XSHMEM_TRANSPORT_CAP_NIC (1u << 2)
-
-/* Kinds of symmetric heap memory. */
-typedef enum xshmem_mem_kind { XSHMEM_MEM_HOST = 0, XSHMEM_MEM_DEVICE = 1 } xshmem_mem_kind_t;
 
 /* This PE's symmetric heap, as registered with each transport. */
 typedef struct xshmem_mem_region_v1 {
@@ -78,6 +76,43 @@ typedef struct xshmem_mem_chunk_v1 {
                     it past the call), or -1 if none */
 } xshmem_mem_chunk_v1_t;
 
+/* ---- Per-peer descriptors (1.2): what the path code needs to reach a peer, tagged by path ----
+ * LSA: the peer heap's base mapped in this process (the same value as lsa_base).
+ * GDA: an opaque device handle in a format the device path code knows (format names the layout,
+ *      version its revision; the core refuses a format/version it was not built for). The handle
+ *      lives in memory the GPU can read (device or mapped host memory) and stays valid until
+ *      finalize.
+ * PROXY: nothing the device needs beyond the path itself; the core's proxy engine calls the
+ *      transport's data operations (xshmem_transport_data_ops_v1_t) for the peer. */
+typedef enum xshmem_desc_kind {
+  XSHMEM_DESC_NONE = 0,
+  XSHMEM_DESC_LSA = 1,
+  XSHMEM_DESC_GDA = 2,
+  XSHMEM_DESC_PROXY = 3
+} xshmem_desc_kind_t;
+
+/* GDA handle formats known to the core. */
+#define XSHMEM_GDA_FORMAT_MLX5 1 /* mlx5 send queue + completion queue (backends/ibgda) */
+
+typedef struct xshmem_peer_desc_v1 {
+  uint32_t kind; /* xshmem_desc_kind_t; NONE: the plugin left it to lsa_base (1.0/1.1 plugins) */
+  uint32_t reserved;
+  union {
+    struct {
+      void *base;
+    } lsa;
+    struct {
+      uint32_t format;  /* XSHMEM_GDA_FORMAT_* */
+      uint32_t version; /* revision of that format's layout */
+      const void *handle;
+      size_t handle_size;
+    } gda;
+    struct {
+      uint64_t flags; /* reserved, 0 */
+    } proxy;
+  } u;
+} xshmem_peer_desc_v1_t;
+
 /* What a transport says of one peer. */
 typedef struct xshmem_peer_info_v1 {
   uint32_t struct_size;
@@ -86,7 +121,24 @@ typedef struct xshmem_peer_info_v1 {
   uint32_t latency_ns;     /* cost estimate: one small operation */
   uint32_t bandwidth_mbps; /* cost estimate: large transfers, MB/s */
   void *lsa_base;          /* LSA: the peer's heap base mapped in this process (after connect) */
+  /* ---- Appended in minor version 1.2 (the core sets struct_size to its own size; a plugin
+   * writes a field only when XSHMEM_PEER_INFO_HAS(info, field)) ---- */
+  /* Why can_reach said no (with XSHMEM_ERR_UNREACHABLE), or a short note on its yes: one line,
+   * NUL-terminated, no newline ("peer on another host", "no P2P access between GPU 0 and 3").
+   * xshmem-info prints it per pair; init names it when no transport reaches a peer. */
+  char reason[128];
+  /* The tagged per-peer descriptor the path code needs (filled by connect). */
+  xshmem_peer_desc_v1_t desc;
 } xshmem_peer_info_v1_t;
+
+/* Whether peer info `info` (a pointer) has room for field `field` (the core may be older). */
+#define XSHMEM_PEER_INFO_HAS(info, field) \
+  ((info)->struct_size >=                 \
+   offsetof(xshmem_peer_info_v1_t, field) + sizeof(((xshmem_peer_info_v1_t *)0)->field))
+
+/* Defined below (1.2). */
+struct xshmem_plan_pe_v1;
+struct xshmem_transport_data_ops_v1;
 
 typedef struct xshmem_transport_v1 {
   uint32_t abi_version; /* XSHMEM_TRANSPORT_ABI_VERSION */
@@ -127,7 +179,127 @@ typedef struct xshmem_transport_v1 {
    * committed before heap_register, in offset order. A failure stops the job: peers may already
    * have mapped the chunk. */
   xshmem_status_t (*heap_grow)(void *ctx, const xshmem_mem_chunk_v1_t *chunk);
+
+  /* ---- Appended in minor version 1.2; optional (NULL: not provided) ---- */
+
+  /* Host data operations, for PROXY (and host-initiated) traffic: a separately sized table (see
+   * xshmem_transport_data_ops_v1_t). NULL: the transport serves only LSA or GDA peers. */
+  const struct xshmem_transport_data_ops_v1 *data_ops;
+
+  /* Plan without a job (xshmem-info --plan, the selection tests): whether this transport would
+   * reach `peer` from `self`, described by topology only, and at what cost. Called without init;
+   * pure, no communication. Fills info (path, flags, costs, reason) and returns XSHMEM_SUCCESS
+   * or XSHMEM_ERR_UNREACHABLE. NULL: the plan shows the transport as "not predicted". */
+  xshmem_status_t (*predict)(const struct xshmem_plan_pe_v1 *self,
+                             const struct xshmem_plan_pe_v1 *peer, xshmem_peer_info_v1_t *info);
 } xshmem_transport_v1_t;
+
+/* A PE as the plan sees it (predict). */
+typedef struct xshmem_plan_pe_v1 {
+  uint32_t struct_size;
+  int pe;
+  uint64_t host_id;       /* equal: the same host */
+  int gpu;                /* CUDA ordinal on its host, -1: a CPU PE */
+  const char *gpu_pci;    /* "0000:1b:00.0", or NULL */
+  const char *nic;        /* the NIC chosen for the PE ("mlx5_0"), or NULL */
+  int gpu_p2p_with_peer;  /* 1: the two GPUs have peer access (same host), 0 no, -1 unknown */
+  int nvlinks_with_peer;  /* NVLinks between the two GPUs, 0 none, -1 unknown */
+  xshmem_mem_kind_t heap; /* where the PE's heap lives */
+} xshmem_plan_pe_v1_t;
+
+/* ---- Host data operations (1.2) ----
+ * Remote locations are offsets from the start of the target's symmetric heap (the same on every
+ * PE); the transport translates them to its keys and addresses. Local buffers are addresses in
+ * this process: inside the heap (registered by heap_register/heap_grow) or outside it (then
+ * registered with mem_register, or staged by the transport). `channel` in [0, num_channels) of
+ * xshmem_job_info_v1_t picks the transport's queue/endpoint: operations of one channel are issued
+ * by one thread at a time; different channels may be used by different threads at once.
+ * Completion: a call returns when its local buffer may be reused (put) or holds the data (get,
+ * fetching atomics) unless XSHMEM_DATA_NBI is set, in which case completion happens by the next
+ * quiet of that channel. Remote visibility: at quiet (all previous operations of the channel are
+ * complete at their targets) or, between operations to one target, at fence.
+ * Every operation that a table leaves NULL (or that lies past its struct_size) is "not supported":
+ * the core substitutes a stub that returns XSHMEM_ERR_UNSUPPORTED. */
+#define XSHMEM_DATA_NBI (1u << 0) /* do not wait for local completion */
+
+/* Atomic operations (xshmem_transport_data_ops_v1_t.amo). */
+typedef enum xshmem_amo_op {
+  XSHMEM_AMO_FETCH = 0,        /* returns the value */
+  XSHMEM_AMO_SET = 1,          /* stores operand */
+  XSHMEM_AMO_SWAP = 2,         /* stores operand, returns the old value */
+  XSHMEM_AMO_COMPARE_SWAP = 3, /* stores operand if value == compare; returns the old value */
+  XSHMEM_AMO_ADD = 4,
+  XSHMEM_AMO_FETCH_ADD = 5,
+  XSHMEM_AMO_AND = 6,
+  XSHMEM_AMO_FETCH_AND = 7,
+  XSHMEM_AMO_OR = 8,
+  XSHMEM_AMO_FETCH_OR = 9,
+  XSHMEM_AMO_XOR = 10,
+  XSHMEM_AMO_FETCH_XOR = 11
+} xshmem_amo_op_t;
+
+/* Operand types of atomics (bits are passed in uint64_t, zero-extended). */
+typedef enum xshmem_amo_type {
+  XSHMEM_AMO_U32 = 0,
+  XSHMEM_AMO_U64 = 1,
+  XSHMEM_AMO_I32 = 2,
+  XSHMEM_AMO_I64 = 3,
+  XSHMEM_AMO_F32 = 4, /* FETCH, SET, SWAP only */
+  XSHMEM_AMO_F64 = 5  /* FETCH, SET, SWAP only */
+} xshmem_amo_type_t;
+
+/* Data-ops flags (xshmem_transport_data_ops_v1_t.flags). */
+/* Puts from one channel to one target are delivered in issue order without a fence. */
+#define XSHMEM_DATA_OPS_ORDERED (1u << 0)
+/* amo executes at the target with the CPU's (host heaps) or GPU's (device heaps) atomic
+ * instructions, so it is atomic with respect to LSA atomics on the same location. */
+#define XSHMEM_DATA_OPS_AMO_COHERENT (1u << 1)
+
+typedef struct xshmem_transport_data_ops_v1 {
+  uint32_t struct_size; /* sizeof(xshmem_transport_data_ops_v1_t) of the plugin's SDK */
+  uint32_t flags;       /* XSHMEM_DATA_OPS_* */
+
+  xshmem_status_t (*put)(void *ctx, int channel, int pe, uint64_t remote_offset, const void *src,
+                         size_t nbytes, uint32_t flags);
+  xshmem_status_t (*get)(void *ctx, int channel, int pe, void *dst, uint64_t remote_offset,
+                         size_t nbytes, uint32_t flags);
+  /* *fetched receives the old value for FETCH* / SWAP / COMPARE_SWAP / FETCH (may be NULL for the
+   * others). Fetching forms complete before returning even with XSHMEM_DATA_NBI unless `fetched`
+   * stays valid until the channel's quiet. */
+  xshmem_status_t (*amo)(void *ctx, int channel, int pe, uint64_t remote_offset, xshmem_amo_op_t op,
+                         xshmem_amo_type_t type, uint64_t operand, uint64_t compare,
+                         uint64_t *fetched, uint32_t flags);
+  /* The data, then (ordered after it at the target: a peer that sees the signal sees the data)
+   * the 64-bit signal at signal_offset updated with sig_op (XSHMEM_SIGNAL_SET or _ADD). */
+  xshmem_status_t (*put_signal)(void *ctx, int channel, int pe, uint64_t remote_offset,
+                                const void *src, size_t nbytes, uint64_t signal_offset,
+                                uint64_t signal, int sig_op, uint32_t flags);
+  /* Orders the channel's earlier puts, atomics and signals to each target before its later ones. */
+  xshmem_status_t (*fence)(void *ctx, int channel);
+  /* Completes every operation of the channel issued so far (remotely visible on return). */
+  xshmem_status_t (*quiet)(void *ctx, int channel);
+  /* Makes progress without blocking (the proxy engine calls it when idle; may be NULL). */
+  xshmem_status_t (*progress)(void *ctx);
+  /* Registers a local buffer outside the heap for use as src/dst; *handle is passed back to
+   * mem_deregister. May be NULL (the transport stages unregistered buffers itself). */
+  xshmem_status_t (*mem_register)(void *ctx, void *addr, size_t nbytes, xshmem_mem_kind_t kind,
+                                  void **handle);
+  xshmem_status_t (*mem_deregister)(void *ctx, void *handle);
+  /* An asynchronous failure seen since the last call (a peer's connection lost, a completion in
+   * error): returns its status and writes one line naming the peer into buf; XSHMEM_SUCCESS when
+   * none. The core polls it from the proxy engine and stops the job on an error. */
+  xshmem_status_t (*error_query)(void *ctx, char *buf, size_t len);
+} xshmem_transport_data_ops_v1_t;
+
+/* Size of the smallest data-ops table the core accepts (put through quiet). */
+#define XSHMEM_TRANSPORT_DATA_OPS_V1_MIN_SIZE \
+  (offsetof(xshmem_transport_data_ops_v1_t, quiet) + sizeof(void *))
+
+/* Whether data-ops table `d` (a pointer) provides operation `op`. */
+#define XSHMEM_DATA_OPS_HAS_OP(d, op)                                           \
+  ((d)->struct_size >= offsetof(xshmem_transport_data_ops_v1_t, op) +           \
+                           sizeof(((xshmem_transport_data_ops_v1_t *)0)->op) && \
+   (d)->op != NULL)
 
 /* Size of the version 1.0 struct: the smallest struct_size the core accepts. */
 #define XSHMEM_TRANSPORT_V1_MIN_SIZE (offsetof(xshmem_transport_v1_t, finalize) + sizeof(void *))

@@ -1,0 +1,98 @@
+// xshmem core: the path state (dev::state_t) the host API and GPU kernels run on, built from the
+// transports' per-peer choices.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <xshmem/device/coll_reduce.h>  // collectives: reductions
+#include <xshmem/device/coll_move.h>    // collectives: data movement
+#include <xshmem/xshmem.h>
+#include <xshmem/xshmemx.h>
+#include "../../plugins/src/loader.h"
+#include "checks.h"
+#include "config.h"
+#include "cuda/cuda_rt.h"
+#include "device_api.h"
+#include "heap.h"
+#include "log.h"
+#include "nics.h"
+#include "node_ipc.h"
+#include "runtime.h"
+#include "selection.h"
+#include "team.h"
+#include "wait_deadline.h"
+#include "runtime_internal.h"
+
+namespace xshmem::core {
+namespace {
+
+constexpr const char *kSubsys = "core";
+
+void on_bad_path(int pe) {
+  char msg[160];
+  snprintf(msg, sizeof(msg), "no data path to pe %d is implemented (path %d)", pe,
+           pe >= 0 && pe < static_cast<int>(g_rt.peers.size()) ? g_rt.peers[pe].path : -1);
+  fatal(1, kSubsys, msg);
+}
+
+}  // namespace
+
+Status build_state() {
+  dev::state_t &s = g_rt.state;
+  s = dev::state_t{};
+  s.my_pe = g_rt.job.my_pe;
+  s.n_pes = g_rt.job.n_pes;
+  s.heap_base = reinterpret_cast<uintptr_t>(g_rt.heap.base());
+  s.heap_size = g_rt.heap.size();
+  s.peers = g_rt.peers.data();
+  s.internal = static_cast<dev::internal_region_t *>(g_rt.heap.base());
+  s.on_bad_path = on_bad_path;
+  s.transport_names = g_rt.peer_transport.data();
+  s.teams = team::init_predefined(s, g_rt.host_id);
+  // The wait deadline (XSHMEM_WAIT_TIMEOUT): 0 leaves waits without one.
+  s.wait_timeout_ns =
+      static_cast<uint64_t>(config::get_duration_ms("XSHMEM_WAIT_TIMEOUT")) * 1000000u;
+  s.on_wait_timeout = on_wait_timeout;
+  // ---- collectives: reductions ----
+  {
+    const std::string algo = config::get_enum("XSHMEM_COLL_REDUCE_ALGO");
+    s.coll_reduce_algo = algo == "direct" ? dev::kReduceDirect
+                         : algo == "rsag" ? dev::kReduceRsag
+                                          : dev::kReduceAuto;
+  }
+  // ---- collectives: data movement ----
+  {
+    const std::string bcast = config::get_enum("XSHMEM_COLL_BCAST_ALGO");
+    s.coll_bcast_algo = bcast == "direct" ? dev::kMoveDirect
+                        : bcast == "tree" ? dev::kMoveTree
+                                          : dev::kMoveAuto;
+    const std::string fcollect = config::get_enum("XSHMEM_COLL_FCOLLECT_ALGO");
+    s.coll_fcollect_algo = fcollect == "direct" ? dev::kMoveDirect
+                           : fcollect == "ring" ? dev::kMoveRing
+                                                : dev::kMoveAuto;
+  }
+  // ---- end collectives: data movement ----
+  // GPU heaps: the copy kernels use, handed to every CUDA module of the program.
+  XSHMEM_CHECK(cuda::publish_state(s));
+  notify_device_state_sinks();
+  return XSHMEM_SUCCESS;
+}
+
+Status republish_state() {
+  XSHMEM_CHECK(cuda::publish_state(g_rt.state));
+  notify_device_state_sinks();
+  return XSHMEM_SUCCESS;
+}
+}  // namespace xshmem::core

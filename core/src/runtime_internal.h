@@ -1,0 +1,83 @@
+// xshmem core: the runtime context's internals, shared by the files that build it at init
+// (job.cc, heap_setup.cc, transports.cc, path_state.cc, services.cc) and context.cc (init,
+// finalize, the lifecycle API). Nothing outside those files includes it: the rest of the core
+// sees the runtime through runtime.h.
+#ifndef XSHMEM_CORE_RUNTIME_INTERNAL_H
+#define XSHMEM_CORE_RUNTIME_INTERNAL_H
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <xshmem/device/state.h>
+#include <xshmem/plugin/bootstrap_v1.h>
+#include <xshmem/plugin/transport_v1.h>
+#include "../../plugins/src/loader.h"
+#include "heap.h"
+#include "runtime.h"
+#include "status.h"
+
+namespace xshmem::core {
+
+struct ActiveTransport {
+  const plugins::Transport *plugin;
+  void *ctx = nullptr;
+  bool heap_registered = false;
+};
+
+// Everything init creates; destroyed in reverse order by finalize.
+struct Runtime {
+  // Inits not yet matched by a finalize (OpenSHMEM 1.6 counting). Written under g_init_mutex;
+  // atomic because every API call's check_init reads it, from any thread (THREAD_MULTIPLE).
+  std::atomic<int> init_count{0};
+  // Bootstrap.
+  const plugins::Bootstrap *boot = nullptr;
+  void *boot_ctx = nullptr;
+  // Job.
+  std::vector<uint64_t> host_id;
+  std::vector<int> local_rank;
+  std::string token;
+  xshmem_job_info_v1_t job{};
+  // Heap.
+  HeapMemory heap;
+  Allocator alloc;
+  // Transports and the path state.
+  std::vector<ActiveTransport> transports;
+  std::vector<dev::peer_t> peers;
+  std::vector<const char *> peer_transport;
+  // [n_pes] index into `transports` of the transport serving each peer (-1 before connect).
+  std::vector<int> peer_transport_index;
+  // [n_pes] the serving transport's data operations, for peers whose path is not LSA.
+  std::vector<dev::host_remote_t> peer_remote;
+  dev::state_t state;
+};
+
+extern Runtime g_rt;
+extern std::mutex g_init_mutex;
+extern const xshmem_core_services_v1_t g_services;  // services.cc
+
+// The process's plugin loader (plugins stay loaded for the life of the process).
+plugins::Loader &loader();
+
+// Agrees across PEs: true iff `ok` on every PE (job.cc).
+bool all_ok(bool ok);
+
+// The init steps, in order (init_impl in context.cc runs them).
+Status start_bootstrap(const xshmem_bootstrap_args_v1_t &args);  // job.cc
+Status learn_job();                                              // job.cc
+Status create_heap();                                            // heap_setup.cc
+Status start_transports();                                       // transports.cc
+Status build_state();                                            // path_state.cc
+void stop_transports();                                          // transports.cc
+
+// Tells transport `at` about the heap's chunks from index `first` on (collective; heap_setup.cc).
+xshmem_status_t grow_transport(const ActiveTransport &at, size_t first);
+
+// Why the heap lives where it does, for the messages of transport selection ("host memory:
+// XSHMEM_HEAP=auto and no usable GPU here: ..."). Set by create_heap.
+extern std::string g_heap_why;
+
+}  // namespace xshmem::core
+
+#endif  // XSHMEM_CORE_RUNTIME_INTERNAL_H

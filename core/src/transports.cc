@@ -1,0 +1,342 @@
+// xshmem core: the transports at init -- start each allowed plugin, register the heap, select
+// one transport per peer, connect; and stop them at finalize.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <xshmem/device/coll_reduce.h>  // collectives: reductions
+#include <xshmem/device/coll_move.h>    // collectives: data movement
+#include <xshmem/xshmem.h>
+#include <xshmem/xshmemx.h>
+#include "../../plugins/src/loader.h"
+#include "checks.h"
+#include "config.h"
+#include "cuda/cuda_rt.h"
+#include "device_api.h"
+#include "heap.h"
+#include "log.h"
+#include "nics.h"
+#include "node_ipc.h"
+#include "runtime.h"
+#include "selection.h"
+#include "team.h"
+#include "wait_deadline.h"
+#include "runtime_internal.h"
+
+namespace xshmem::core {
+namespace {
+
+constexpr const char *kSubsys = "core";
+
+// The transports the user named in XSHMEM_REMOTE_TRANSPORT and XSHMEM_PAIR_TRANSPORTS must be
+// loaded and allowed; the text must parse. Checked before any transport starts; logs the problem.
+bool check_overrides(const config::ListSpec &allowed, const std::string &allowed_text,
+                     std::vector<select::PairRule> *rules, std::string *remote) {
+  *remote = config::get_string("XSHMEM_REMOTE_TRANSPORT");
+  for (char &c : *remote) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string pair_text = config::get_string("XSHMEM_PAIR_TRANSPORTS");
+  std::string error;
+  if (!select::parse_pair_rules(pair_text, g_rt.job.n_pes, rules, &error)) {
+    XLOG_ERROR(kSubsys, "XSHMEM_PAIR_TRANSPORTS=\"%s\": %s", pair_text.c_str(), error.c_str());
+    return false;
+  }
+  auto usable = [&](const std::string &name, const std::string &who) {
+    if (!loader().find_transport(name)) {
+      std::string have;
+      for (auto &t : loader().transports()) have += (have.empty() ? "" : ", ") + t.name;
+      XLOG_ERROR(kSubsys,
+                 "%s names transport %s, but no such transport plugin is loaded (loaded: %s); "
+                 "check the name, XSHMEM_PLUGIN_PATH, or run xshmem-info",
+                 who.c_str(), name.c_str(), have.empty() ? "none" : have.c_str());
+      return false;
+    }
+    if (!allowed.selects(name)) {
+      XLOG_ERROR(kSubsys,
+                 "%s names transport %s, which XSHMEM_TRANSPORTS=\"%s\" does not allow; allow "
+                 "it or name another",
+                 who.c_str(), name.c_str(), allowed_text.c_str());
+      return false;
+    }
+    return true;
+  };
+  if (!remote->empty() && !usable(*remote, "XSHMEM_REMOTE_TRANSPORT=" + *remote)) return false;
+  for (const select::PairRule &r : *rules)
+    if (!usable(r.transport, "XSHMEM_PAIR_TRANSPORTS entry '" + r.text + "'")) return false;
+  return true;
+}
+
+}  // namespace
+
+Status start_transports() {
+  const config::ListSpec spec = config::get_list_spec("XSHMEM_TRANSPORTS");
+  const std::string allowed_text = config::get_string("XSHMEM_TRANSPORTS");
+  auto wanted = [&](const std::string &name) { return spec.selects(name); };
+  if (!spec.exclude)
+    for (auto &w : spec.words)
+      if (!loader().find_transport(w)) {
+        XLOG_ERROR(kSubsys, "XSHMEM_TRANSPORTS names %s, but no such transport plugin is loaded",
+                   w.c_str());
+        return XSHMEM_ERR_NOT_FOUND;
+      }
+  std::vector<select::PairRule> rules;
+  std::string remote;
+  const bool overrides_ok = check_overrides(spec, allowed_text, &rules, &remote);
+  if (!all_ok(overrides_ok)) {
+    if (overrides_ok)
+      XLOG_ERROR(kSubsys, "another PE found an error in the transport overrides; stopping");
+    return XSHMEM_ERR_INVALID;
+  }
+  // The topology is discovered only when something uses it: a NIC transport, or PE 0's info log.
+  bool need_nic = false;
+  for (auto &t : loader().transports())
+    need_nic = need_nic || (wanted(t.name) && (t.ops->caps & XSHMEM_TRANSPORT_CAP_NIC));
+  XSHMEM_CHECK(nics::choose_at_init(need_nic, g_rt.job.my_pe, g_rt.job.n_pes, g_rt.host_id,
+                                    g_rt.local_rank, !heap_on_device()));
+  // Plugins are tried in name order so every PE makes the same collective calls.
+  std::vector<const plugins::Transport *> cands;
+  for (auto &t : loader().transports())
+    if (wanted(t.name)) cands.push_back(&t);
+  std::sort(cands.begin(), cands.end(), [](auto *a, auto *b) { return a->name < b->name; });
+  xshmem_mem_region_v1_t region = g_rt.heap.region();
+  for (auto *t : cands) {
+    ActiveTransport at{t};
+    xshmem_status_t st;
+    {
+      config::OwnerScope owner(t->name.c_str());
+      st = t->ops->init(&at.ctx);
+    }
+    if (st != XSHMEM_SUCCESS)
+      XLOG_WARN(kSubsys, "transport %s: init failed (%s); not used", t->name.c_str(),
+                Status::status_str(st));
+    if (!all_ok(st == XSHMEM_SUCCESS)) {
+      if (st == XSHMEM_SUCCESS) t->ops->finalize(at.ctx);
+      continue;
+    }
+    st = t->ops->heap_register(at.ctx, &region);
+    if (!all_ok(st == XSHMEM_SUCCESS)) {
+      XLOG_WARN(kSubsys, "transport %s: heap registration failed on some PE; not used",
+                t->name.c_str());
+      if (st == XSHMEM_SUCCESS) t->ops->heap_deregister(at.ctx);
+      t->ops->finalize(at.ctx);
+      continue;
+    }
+    // The chunks committed so far (device heaps), as if the heap had grown right now.
+    st = grow_transport(at, 0);
+    if (!all_ok(st == XSHMEM_SUCCESS)) {
+      XLOG_WARN(kSubsys, "transport %s: mapping the heap's chunks failed on some PE; not used",
+                t->name.c_str());
+      t->ops->heap_deregister(at.ctx);
+      t->ops->finalize(at.ctx);
+      continue;
+    }
+    at.heap_registered = true;
+    g_rt.transports.push_back(at);
+  }
+  g_rt.heap.close_chunk_fds();  // every transport has imported (or dup'ed) what it needs
+
+  // Selection, per peer: a pair override, else XSHMEM_REMOTE_TRANSPORT for a peer on another
+  // host, else the cheapest transport that reaches it. A named transport that cannot serve the
+  // pair is an error, never a fallback to another one.
+  const int n = g_rt.job.n_pes, me = g_rt.job.my_pe;
+  const size_t nt = g_rt.transports.size();
+  if (nt > 127) {
+    XLOG_ERROR(kSubsys, "%zu transports started; at most 127 are supported", nt);
+    return XSHMEM_ERR_INTERNAL;
+  }
+  std::vector<int> choice(n, -1);
+  std::vector<xshmem_peer_info_v1_t> best(n);
+  // can_reach's answer per (peer, transport), kept to settle the two ends of a pair below.
+  std::vector<uint8_t> reach(size_t(n) * nt, 0);
+  std::vector<xshmem_peer_info_v1_t> reach_info(size_t(n) * nt);
+  bool forced_ok = true;
+  for (int pe = 0; pe < n; ++pe) {
+    for (size_t ti = 0; ti < nt; ++ti) {
+      auto &at = g_rt.transports[ti];
+      xshmem_peer_info_v1_t info{};
+      info.struct_size = sizeof(info);
+      if (at.plugin->ops->can_reach(at.ctx, pe, &info) != XSHMEM_SUCCESS) continue;
+      reach[size_t(pe) * nt + ti] = 1;
+      reach_info[size_t(pe) * nt + ti] = info;
+    }
+    std::string want, why;
+    if (const select::PairRule *rule = select::find_pair_rule(rules, me, pe)) {
+      want = rule->transport;
+      why = "XSHMEM_PAIR_TRANSPORTS entry '" + rule->text + "'";
+    } else if (!remote.empty() && g_rt.host_id[pe] != g_rt.host_id[me]) {
+      want = remote;
+      why = "XSHMEM_REMOTE_TRANSPORT=" + remote;
+    }
+    if (!want.empty()) {
+      int ti = -1;
+      for (size_t k = 0; k < nt; ++k)
+        if (g_rt.transports[k].plugin->name == want) ti = static_cast<int>(k);
+      if (ti < 0) {
+        XLOG_ERROR(kSubsys,
+                   "%s asks for transport %s between pe %d and pe %d, but %s did not start "
+                   "(see the warning above); fix it or change the override",
+                   why.c_str(), want.c_str(), me, pe, want.c_str());
+        forced_ok = false;
+      } else if (!reach[size_t(pe) * nt + ti]) {
+        XLOG_ERROR(kSubsys,
+                   "%s asks for transport %s between pe %d and pe %d, but %s cannot reach pe %d "
+                   "from pe %d; change the override",
+                   why.c_str(), want.c_str(), me, pe, want.c_str(), pe, me);
+        forced_ok = false;
+      } else {
+        choice[pe] = ti;
+        best[pe] = reach_info[size_t(pe) * nt + ti];
+      }
+      continue;
+    }
+    for (size_t ti = 0; ti < nt; ++ti) {
+      if (!reach[size_t(pe) * nt + ti]) continue;
+      const xshmem_peer_info_v1_t &info = reach_info[size_t(pe) * nt + ti];
+      if (choice[pe] < 0 || info.latency_ns < best[pe].latency_ns ||
+          (info.latency_ns == best[pe].latency_ns &&
+           info.bandwidth_mbps > best[pe].bandwidth_mbps)) {
+        choice[pe] = static_cast<int>(ti);
+        best[pe] = info;
+      }
+    }
+  }
+  int unreachable = -1;
+  for (int pe = 0; pe < n && unreachable < 0 && forced_ok; ++pe)
+    if (choice[pe] < 0) unreachable = pe;
+  if (unreachable >= 0) {
+    // Say why each started transport does not reach the peer where the core knows it: the
+    // heap's kind (nvlink with a host heap), another host, the PE itself.
+    const uint64_t heap_cap =
+        heap_on_device() ? XSHMEM_TRANSPORT_CAP_DEVICE_HEAP : XSHMEM_TRANSPORT_CAP_HOST_HEAP;
+    std::string tried;
+    for (auto &at : g_rt.transports) {
+      tried += (tried.empty() ? "" : "; ") + at.plugin->name;
+      if (!(at.plugin->ops->caps & heap_cap))
+        tried += std::string(" serves ") + (heap_on_device() ? "host" : "GPU") +
+                 " heaps only, and the heap is in " + g_heap_why;
+      else if (g_rt.host_id[unreachable] != g_rt.host_id[me] &&
+               !(at.plugin->ops->caps & XSHMEM_TRANSPORT_CAP_NIC))
+        tried += " reaches no other host";
+      else
+        tried += " cannot reach it (its log lines say why)";
+    }
+    std::string others;
+    for (auto &t : loader().transports())
+      if (!wanted(t.name)) others += (others.empty() ? "" : ", ") + t.name;
+    XLOG_ERROR(kSubsys,
+               "no transport reaches pe %d from pe %d (XSHMEM_TRANSPORTS=\"%s\"; started: %s%s%s); "
+               "allow a transport that reaches it",
+               unreachable, me, allowed_text.c_str(),
+               tried.empty() ? "none (see the warnings above)" : tried.c_str(),
+               others.empty() ? "" : "; not allowed: ", others.c_str());
+  }
+  const bool chose = forced_ok && unreachable < 0;
+  if (!all_ok(chose)) {
+    if (chose)
+      XLOG_ERROR(kSubsys, "another PE could not select a transport for one of its peers; stopping");
+    return XSHMEM_ERR_UNREACHABLE;
+  }
+
+  // Both ends of a pair use one transport (their connect calls pair up). Overrides are the same
+  // from both ends; where the cost-based choices differ, the lower PE's choice wins if this end
+  // reaches the peer with it too. The gathered matrix is also what PE 0 logs.
+  std::vector<int8_t> row(n), matrix(size_t(n) * n);
+  for (int pe = 0; pe < n; ++pe) row[pe] = static_cast<int8_t>(choice[pe]);
+  XSHMEM_CHECK(oob_allgather(row.data(), matrix.data(), n));
+  bool agreed = true;
+  for (int pe = 0; pe < n; ++pe) {
+    const int lo = std::min(me, pe), hi = std::max(me, pe);
+    const int8_t c = matrix[size_t(lo) * n + hi];
+    if (c == choice[pe]) continue;
+    if (c >= 0 && reach[size_t(pe) * nt + c]) {
+      XLOG_DEBUG(kSubsys, "pair (pe %d, pe %d): taking pe %d's choice %s over %s", me, pe, lo,
+                 g_rt.transports[c].plugin->name.c_str(),
+                 g_rt.transports[choice[pe]].plugin->name.c_str());
+      choice[pe] = c;
+      best[pe] = reach_info[size_t(pe) * nt + c];
+    } else {
+      XLOG_ERROR(kSubsys,
+                 "pe %d chose transport %s for the pair (pe %d, pe %d), but %s cannot reach pe %d "
+                 "from pe %d; name one transport for the pair in XSHMEM_PAIR_TRANSPORTS",
+                 lo, c >= 0 ? g_rt.transports[c].plugin->name.c_str() : "none", lo, hi,
+                 c >= 0 ? g_rt.transports[c].plugin->name.c_str() : "none", pe, me);
+      agreed = false;
+    }
+  }
+  if (!all_ok(agreed)) {
+    if (agreed)
+      XLOG_ERROR(kSubsys, "another PE could not agree on a transport with a peer; stopping");
+    return XSHMEM_ERR_UNREACHABLE;
+  }
+  if (me == 0 && log::enabled(XSHMEM_LOG_INFO, kSubsys)) {
+    std::vector<int8_t> agreed_matrix(size_t(n) * n);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        agreed_matrix[size_t(i) * n + j] = matrix[size_t(std::min(i, j)) * n + std::max(i, j)];
+    std::vector<std::string> names;
+    for (auto &at : g_rt.transports) names.push_back(at.plugin->name);
+    XLOG_INFO(kSubsys, "transport per pe pair (row: from pe, column: to pe), %d pes:", n);
+    for (const std::string &line : select::format_matrix(agreed_matrix, n, names))
+      XLOG_INFO(kSubsys, "  %s", line.c_str());
+  }
+
+  // Connect: every transport, collectively, learns which peers chose it.
+  g_rt.peers.assign(n, dev::peer_t{});
+  g_rt.peer_transport.assign(n, nullptr);
+  for (size_t ti = 0; ti < g_rt.transports.size(); ++ti) {
+    auto &at = g_rt.transports[ti];
+    std::vector<uint8_t> selected(n);
+    std::vector<xshmem_peer_info_v1_t> infos(n);
+    for (int pe = 0; pe < n; ++pe) {
+      selected[pe] = choice[pe] == static_cast<int>(ti);
+      infos[pe] = best[pe];
+    }
+    xshmem_status_t st = at.plugin->ops->connect(at.ctx, selected.data(), infos.data());
+    if (!all_ok(st == XSHMEM_SUCCESS)) {
+      XLOG_ERROR(kSubsys, "transport %s: connect failed (%s here)", at.plugin->name.c_str(),
+                 Status::status_str(st));
+      return XSHMEM_ERR_UNREACHABLE;
+    }
+    for (int pe = 0; pe < n; ++pe) {
+      if (!selected[pe]) continue;
+      dev::peer_t &p = g_rt.peers[pe];
+      p.path = static_cast<uint8_t>(infos[pe].path);
+      p.flags = static_cast<uint8_t>(infos[pe].flags);
+      p.base = reinterpret_cast<uintptr_t>(infos[pe].lsa_base);
+      g_rt.peer_transport[pe] = at.plugin->name.c_str();
+      if (p.path == XSHMEM_PATH_LSA && p.base == 0) {
+        XLOG_ERROR(kSubsys, "transport %s chose the LSA path to pe %d but gave no mapping",
+                   at.plugin->name.c_str(), pe);
+        return XSHMEM_ERR_INTERNAL;
+      }
+    }
+  }
+  if (log::enabled(XSHMEM_LOG_DEBUG, kSubsys)) {
+    std::string plan;
+    for (int pe = 0; pe < n; ++pe)
+      plan += (pe ? " " : "") + std::to_string(pe) + ":" + g_rt.peer_transport[pe];
+    XLOG_DEBUG(kSubsys, "paths from pe %d: %s", g_rt.job.my_pe, plan.c_str());
+  }
+  return XSHMEM_SUCCESS;
+}
+
+void stop_transports() {
+  nics::reset();
+  for (auto it = g_rt.transports.rbegin(); it != g_rt.transports.rend(); ++it) {
+    if (it->heap_registered) (void)it->plugin->ops->heap_deregister(it->ctx);
+    (void)it->plugin->ops->finalize(it->ctx);
+  }
+  g_rt.transports.clear();
+}
+}  // namespace xshmem::core
