@@ -89,6 +89,7 @@ Status plan_heap(HeapPlan &plan) {
     plan.chunk = std::max<size_t>(plan.chunk, all[pe].chunk);
   }
   plan.device = host_pe < 0;
+  g_rt.job.heap_kind = plan.device ? XSHMEM_MEM_DEVICE : XSHMEM_MEM_HOST;
   if (!plan.device && mine == kDevice) {
     XLOG_ERROR(kSubsys,
                "XSHMEM_HEAP=device here, but pe %d has a host heap (XSHMEM_HEAP=%s there or no "

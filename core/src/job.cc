@@ -141,6 +141,7 @@ Status learn_job() {
   g_rt.job.local_rank = g_rt.local_rank.data();
   g_rt.job.host_id = g_rt.host_id.data();
   g_rt.job.job_token = g_rt.token.c_str();
+  g_rt.job.num_channels = 1;
   return XSHMEM_SUCCESS;
 }
 

@@ -47,6 +47,19 @@ void on_bad_path(int pe) {
   fatal(1, kSubsys, msg);
 }
 
+// A transport's data operation failed: stop the job naming the operation and the peer.
+void on_remote_error(int pe, const char *op, int status) {
+  char msg[192];
+  if (pe >= 0)
+    snprintf(msg, sizeof(msg), "%s from pe %d to pe %d failed in transport %s: %s", op,
+             g_rt.job.my_pe, pe, g_rt.peer_transport[pe] ? g_rt.peer_transport[pe] : "?",
+             Status::status_str(status));
+  else
+    snprintf(msg, sizeof(msg), "%s on pe %d failed in a transport: %s", op, g_rt.job.my_pe,
+             Status::status_str(status));
+  fatal(1, kSubsys, msg);
+}
+
 }  // namespace
 
 Status build_state() {
@@ -60,6 +73,11 @@ Status build_state() {
   s.internal = static_cast<dev::internal_region_t *>(g_rt.heap.base());
   s.on_bad_path = on_bad_path;
   s.transport_names = g_rt.peer_transport.data();
+  s.remote = g_rt.peer_remote.data();
+  s.remote_transports = g_rt.remote_transports.data();
+  s.n_remote_transports = static_cast<int32_t>(g_rt.remote_transports.size());
+  s.num_channels = g_rt.job.num_channels > 0 ? g_rt.job.num_channels : 1;
+  s.on_remote_error = on_remote_error;
   s.teams = team::init_predefined(s, g_rt.host_id);
   // The wait deadline (XSHMEM_WAIT_TIMEOUT): 0 leaves waits without one.
   s.wait_timeout_ns =

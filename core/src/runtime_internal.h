@@ -24,7 +24,15 @@ struct ActiveTransport {
   const plugins::Transport *plugin;
   void *ctx = nullptr;
   bool heap_registered = false;
+  // The plugin's data operations with a stub (XSHMEM_ERR_UNSUPPORTED) in place of every one it
+  // leaves out or that lies past its table's struct_size; `has_data_ops`: it has a table at all.
+  xshmem_transport_data_ops_v1_t data{};
+  bool has_data_ops = false;
 };
+
+// Fills at.data from the plugin's table (stubs for what it lacks). False, with a log line,
+// when the table is smaller than XSHMEM_TRANSPORT_DATA_OPS_V1_MIN_SIZE (transports.cc).
+bool adopt_data_ops(ActiveTransport &at);
 
 // Everything init creates; destroyed in reverse order by finalize.
 struct Runtime {
@@ -50,6 +58,8 @@ struct Runtime {
   std::vector<int> peer_transport_index;
   // [n_pes] the serving transport's data operations, for peers whose path is not LSA.
   std::vector<dev::host_remote_t> peer_remote;
+  // The distinct transports among peer_remote (fence and quiet visit each).
+  std::vector<dev::host_remote_t> remote_transports;
   dev::state_t state;
 };
 

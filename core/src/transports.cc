@@ -77,7 +77,82 @@ bool check_overrides(const config::ListSpec &allowed, const std::string &allowed
   return true;
 }
 
+// Stand-ins for the data operations a plugin leaves out: "not supported", typed per operation.
+xshmem_status_t stub_put(void *, int, int, uint64_t, const void *, size_t, uint32_t) {
+  return XSHMEM_ERR_UNSUPPORTED;
+}
+xshmem_status_t stub_get(void *, int, int, void *, uint64_t, size_t, uint32_t) {
+  return XSHMEM_ERR_UNSUPPORTED;
+}
+xshmem_status_t stub_amo(void *, int, int, uint64_t, xshmem_amo_op_t, xshmem_amo_type_t, uint64_t,
+                         uint64_t, uint64_t *, uint32_t) {
+  return XSHMEM_ERR_UNSUPPORTED;
+}
+xshmem_status_t stub_put_signal(void *, int, int, uint64_t, const void *, size_t, uint64_t,
+                                uint64_t, int, uint32_t) {
+  return XSHMEM_ERR_UNSUPPORTED;
+}
+xshmem_status_t stub_channel(void *, int) {
+  return XSHMEM_ERR_UNSUPPORTED;
+}
+xshmem_status_t stub_progress(void *) {
+  return XSHMEM_SUCCESS;  // nothing to progress
+}
+xshmem_status_t stub_mem_register(void *, void *, size_t, xshmem_mem_kind_t, void **) {
+  return XSHMEM_ERR_UNSUPPORTED;
+}
+xshmem_status_t stub_mem_deregister(void *, void *) {
+  return XSHMEM_ERR_UNSUPPORTED;
+}
+xshmem_status_t stub_error_query(void *, char *buf, size_t len) {
+  if (buf && len) buf[0] = '\0';
+  return XSHMEM_SUCCESS;  // no asynchronous errors to report
+}
+
 }  // namespace
+
+bool adopt_data_ops(ActiveTransport &at) {
+  const xshmem_transport_v1_t *t = at.plugin->ops;
+  at.has_data_ops = XSHMEM_TRANSPORT_HAS_OP(t, data_ops);
+  xshmem_transport_data_ops_v1_t &d = at.data;
+  d = xshmem_transport_data_ops_v1_t{};
+  d.struct_size = sizeof(d);
+  d.put = stub_put;
+  d.get = stub_get;
+  d.amo = stub_amo;
+  d.put_signal = stub_put_signal;
+  d.fence = stub_channel;
+  d.quiet = stub_channel;
+  d.progress = stub_progress;
+  d.mem_register = stub_mem_register;
+  d.mem_deregister = stub_mem_deregister;
+  d.error_query = stub_error_query;
+  if (!at.has_data_ops) return true;
+  const xshmem_transport_data_ops_v1_t *p = t->data_ops;
+  if (p->struct_size < XSHMEM_TRANSPORT_DATA_OPS_V1_MIN_SIZE) {
+    XLOG_WARN(kSubsys,
+              "transport %s: its data-operations table is %u bytes, smaller than the %zu of ABI "
+              "1.2's put..quiet; not used",
+              at.plugin->name.c_str(), p->struct_size, XSHMEM_TRANSPORT_DATA_OPS_V1_MIN_SIZE);
+    at.has_data_ops = false;
+    return false;
+  }
+  d.flags = p->flags;
+#define XSHMEM_ADOPT(op) \
+  if (XSHMEM_DATA_OPS_HAS_OP(p, op)) d.op = p->op
+  XSHMEM_ADOPT(put);
+  XSHMEM_ADOPT(get);
+  XSHMEM_ADOPT(amo);
+  XSHMEM_ADOPT(put_signal);
+  XSHMEM_ADOPT(fence);
+  XSHMEM_ADOPT(quiet);
+  XSHMEM_ADOPT(progress);
+  XSHMEM_ADOPT(mem_register);
+  XSHMEM_ADOPT(mem_deregister);
+  XSHMEM_ADOPT(error_query);
+#undef XSHMEM_ADOPT
+  return true;
+}
 
 Status start_transports() {
   const config::ListSpec spec = config::get_list_spec("XSHMEM_TRANSPORTS");
@@ -112,6 +187,7 @@ Status start_transports() {
   xshmem_mem_region_v1_t region = g_rt.heap.region();
   for (auto *t : cands) {
     ActiveTransport at{t};
+    if (!adopt_data_ops(at)) continue;  // the same on every PE: the plugins are the same files
     xshmem_status_t st;
     {
       config::OwnerScope owner(t->name.c_str());
@@ -294,6 +370,9 @@ Status start_transports() {
   // Connect: every transport, collectively, learns which peers chose it.
   g_rt.peers.assign(n, dev::peer_t{});
   g_rt.peer_transport.assign(n, nullptr);
+  g_rt.peer_transport_index.assign(n, -1);
+  g_rt.peer_remote.assign(n, dev::host_remote_t{});
+  g_rt.remote_transports.clear();
   for (size_t ti = 0; ti < g_rt.transports.size(); ++ti) {
     auto &at = g_rt.transports[ti];
     std::vector<uint8_t> selected(n);
@@ -313,14 +392,38 @@ Status start_transports() {
       dev::peer_t &p = g_rt.peers[pe];
       p.path = static_cast<uint8_t>(infos[pe].path);
       p.flags = static_cast<uint8_t>(infos[pe].flags);
-      p.base = reinterpret_cast<uintptr_t>(infos[pe].lsa_base);
+      // The tagged descriptor (1.2); a plugin that leaves it NONE gives lsa_base (1.0/1.1).
+      const xshmem_peer_desc_v1_t &desc = infos[pe].desc;
+      p.base = reinterpret_cast<uintptr_t>(desc.kind == XSHMEM_DESC_LSA ? desc.u.lsa.base
+                                                                        : infos[pe].lsa_base);
       g_rt.peer_transport[pe] = at.plugin->name.c_str();
+      g_rt.peer_transport_index[pe] = static_cast<int>(ti);
       if (p.path == XSHMEM_PATH_LSA && p.base == 0) {
         XLOG_ERROR(kSubsys, "transport %s chose the LSA path to pe %d but gave no mapping",
                    at.plugin->name.c_str(), pe);
         return XSHMEM_ERR_INTERNAL;
       }
+      if (p.path == XSHMEM_PATH_PROXY) {
+        if (!at.has_data_ops) {
+          XLOG_ERROR(kSubsys,
+                     "transport %s chose the PROXY path to pe %d but has no data operations "
+                     "(data_ops is NULL)",
+                     at.plugin->name.c_str(), pe);
+          return XSHMEM_ERR_INTERNAL;
+        }
+        g_rt.peer_remote[pe] = dev::host_remote_t{&at.data, at.ctx};
+      } else if (p.path != XSHMEM_PATH_LSA) {
+        XLOG_ERROR(kSubsys, "transport %s chose path %d to pe %d, which this build cannot serve",
+                   at.plugin->name.c_str(), static_cast<int>(p.path), pe);
+        return XSHMEM_ERR_UNSUPPORTED;
+      }
     }
+  }
+  for (size_t ti = 0; ti < g_rt.transports.size(); ++ti) {
+    auto &at = g_rt.transports[ti];
+    bool serves = false;
+    for (int pe = 0; pe < n; ++pe) serves = serves || g_rt.peer_remote[pe].ops == &at.data;
+    if (serves) g_rt.remote_transports.push_back(dev::host_remote_t{&at.data, at.ctx});
   }
   if (log::enabled(XSHMEM_LOG_DEBUG, kSubsys)) {
     std::string plan;

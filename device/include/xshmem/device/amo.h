@@ -5,6 +5,7 @@
 #ifndef XSHMEM_DEVICE_AMO_H
 #define XSHMEM_DEVICE_AMO_H
 
+#include <xshmem/device/host_remote.h>
 #include <xshmem/device/lsa.h>
 #include <xshmem/device/ops.h>
 #include <xshmem/device/state.h>
@@ -43,6 +44,25 @@ XSHMEM_HD_INLINE T amo(const state_t &s, T *dest, T value, T cond, int pe) {
         return lsa::fetch_xor(r, value);
       }
     }
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_PROXY: {
+      constexpr xshmem_amo_op_t kOp = Op == amo_op::fetch          ? XSHMEM_AMO_FETCH
+                                      : Op == amo_op::set          ? XSHMEM_AMO_SET
+                                      : Op == amo_op::swap         ? XSHMEM_AMO_SWAP
+                                      : Op == amo_op::compare_swap ? XSHMEM_AMO_COMPARE_SWAP
+                                      : Op == amo_op::fetch_add    ? XSHMEM_AMO_FETCH_ADD
+                                      : Op == amo_op::fetch_and    ? XSHMEM_AMO_FETCH_AND
+                                      : Op == amo_op::fetch_or     ? XSHMEM_AMO_FETCH_OR
+                                                                   : XSHMEM_AMO_FETCH_XOR;
+      if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+        T old = remote::amo(s, 0, kOp, dest, value, cond, pe);
+        return Op == amo_op::set ? value : old;
+      } else {
+        unreachable_path(s, pe);  // no transport has atomics of this width
+        return T{};
+      }
+    }
+#endif
     default:
       unreachable_path(s, pe);
       return T{};

@@ -9,16 +9,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <xshmem/device/host_remote.h>
 #include <xshmem/device/lsa.h>
 #include <xshmem/device/ops.h>
 #include <xshmem/device/state.h>
 
 namespace xshmem::dev {
 
-// Copies nbytes from local `source` to symmetric `dest` at `pe`; returns when `source` may be
-// reused.
-XSHMEM_HD_INLINE void putmem(const state_t &s, void *dest, const void *source, size_t nbytes,
-                             int pe) {
+// Copies nbytes from local `source` to symmetric `dest` at `pe`. Blocking (nbi false): returns
+// when `source` may be reused; nbi: completes by the next quiet (LSA copies complete at once).
+XSHMEM_HD_INLINE void putmem_path(const state_t &s, void *dest, const void *source, size_t nbytes,
+                                  int pe, bool nbi) {
   if (nbytes == 0) return;
   dcheck_remote(s, kDevOpPut, pe, dest, nbytes);
   dcheck_buffer(s, kDevOpPut, pe, source, nbytes);
@@ -26,14 +27,21 @@ XSHMEM_HD_INLINE void putmem(const state_t &s, void *dest, const void *source, s
     case XSHMEM_PATH_LSA:
       lsa::put(lsa_addr(s, dest, pe), source, nbytes);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_PROXY:
+      remote::put(s, 0, dest, source, nbytes, pe, nbi);
+      return;
+#endif
     default:
+      (void)nbi;
       unreachable_path(s, pe);
   }
 }
 
-// Copies nbytes from symmetric `source` at `pe` to local `dest`; returns when `dest` holds them.
-XSHMEM_HD_INLINE void getmem(const state_t &s, void *dest, const void *source, size_t nbytes,
-                             int pe) {
+// Copies nbytes from symmetric `source` at `pe` to local `dest`. Blocking: returns when `dest`
+// holds them; nbi: by the next quiet.
+XSHMEM_HD_INLINE void getmem_path(const state_t &s, void *dest, const void *source, size_t nbytes,
+                                  int pe, bool nbi) {
   if (nbytes == 0) return;
   dcheck_remote(s, kDevOpGet, pe, source, nbytes);
   dcheck_buffer(s, kDevOpGet, pe, dest, nbytes);
@@ -41,21 +49,32 @@ XSHMEM_HD_INLINE void getmem(const state_t &s, void *dest, const void *source, s
     case XSHMEM_PATH_LSA:
       lsa::get(dest, lsa_addr(s, source, pe), nbytes);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_PROXY:
+      remote::get(s, 0, dest, source, nbytes, pe, nbi);
+      return;
+#endif
     default:
+      (void)nbi;
       unreachable_path(s, pe);
   }
 }
 
-// Non-blocking forms: complete at the next quiet. Every path built so far (LSA) completes a copy
-// before returning, so they are the blocking forms; a path that can leave a copy in flight (GDA,
-// PROXY) gets its own case here instead of waiting.
+XSHMEM_HD_INLINE void putmem(const state_t &s, void *dest, const void *source, size_t nbytes,
+                             int pe) {
+  putmem_path(s, dest, source, nbytes, pe, false);
+}
+XSHMEM_HD_INLINE void getmem(const state_t &s, void *dest, const void *source, size_t nbytes,
+                             int pe) {
+  getmem_path(s, dest, source, nbytes, pe, false);
+}
 XSHMEM_HD_INLINE void putmem_nbi(const state_t &s, void *dest, const void *source, size_t nbytes,
                                  int pe) {
-  putmem(s, dest, source, nbytes, pe);
+  putmem_path(s, dest, source, nbytes, pe, true);
 }
 XSHMEM_HD_INLINE void getmem_nbi(const state_t &s, void *dest, const void *source, size_t nbytes,
                                  int pe) {
-  getmem(s, dest, source, nbytes, pe);
+  getmem_path(s, dest, source, nbytes, pe, true);
 }
 
 template <typename T>
@@ -86,6 +105,11 @@ XSHMEM_HD_INLINE void p(const state_t &s, T *dest, T value, int pe) {
     case XSHMEM_PATH_LSA:
       lsa::p(lsa_addr(s, dest, pe), value);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_PROXY:
+      remote::put(s, 0, dest, &value, sizeof(T), pe, false);
+      return;
+#endif
     default:
       unreachable_path(s, pe);
   }
@@ -97,6 +121,13 @@ XSHMEM_HD_INLINE T g(const state_t &s, const T *source, int pe) {
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
       return lsa::g(lsa_addr(s, source, pe));
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_PROXY: {
+      T v;
+      remote::get(s, 0, &v, source, sizeof(T), pe, false);
+      return v;
+    }
+#endif
     default:
       unreachable_path(s, pe);
       return T{};
@@ -115,6 +146,14 @@ XSHMEM_HD_INLINE void iput(const state_t &s, T *dest, const T *source, ptrdiff_t
     case XSHMEM_PATH_LSA:
       lsa::iput(lsa_addr(s, dest, pe), source, dst, sst, nelems);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_PROXY:
+      for (size_t i = 0; i < nelems; ++i)
+        remote::put(s, 0, dest + static_cast<ptrdiff_t>(i) * dst,
+                    source + static_cast<ptrdiff_t>(i) * sst, sizeof(T), pe, true);
+      remote::quiet(s, 0);
+      return;
+#endif
     default:
       unreachable_path(s, pe);
   }
@@ -130,6 +169,14 @@ XSHMEM_HD_INLINE void iget(const state_t &s, T *dest, const T *source, ptrdiff_t
     case XSHMEM_PATH_LSA:
       lsa::iget(dest, lsa_addr(s, source, pe), dst, sst, nelems);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_PROXY:
+      for (size_t i = 0; i < nelems; ++i)
+        remote::get(s, 0, dest + static_cast<ptrdiff_t>(i) * dst,
+                    source + static_cast<ptrdiff_t>(i) * sst, sizeof(T), pe, true);
+      remote::quiet(s, 0);
+      return;
+#endif
     default:
       unreachable_path(s, pe);
   }
@@ -142,15 +189,22 @@ XSHMEM_HD_INLINE T *ptr(const state_t &s, T *sym, int pe) {
   return peer_path(s, pe) == XSHMEM_PATH_LSA ? lsa_addr(s, sym, pe) : nullptr;
 }
 
-// Ordering over every path this PE uses. Only LSA exists so far.
-// TODO(GDA and PROXY issues): fence/quiet must also order/complete their queues and rings.
+// Ordering over every path this PE uses: LSA memory fences, then (host) every PROXY transport.
 XSHMEM_HD_INLINE void fence(const state_t &s) {
-  (void)s;
   lsa::fence();
+#if !defined(__CUDA_ARCH__)
+  remote::fence(s, 0);
+#else
+  (void)s;
+#endif
 }
 XSHMEM_HD_INLINE void quiet(const state_t &s) {
-  (void)s;
   lsa::quiet();
+#if !defined(__CUDA_ARCH__)
+  remote::quiet(s, 0);
+#else
+  (void)s;
+#endif
 }
 
 }  // namespace xshmem::dev

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <xshmem/device/atomic.h>
+#include <xshmem/device/host_remote.h>
 #include <xshmem/device/lsa.h>
 #include <xshmem/device/ops.h>
 #include <xshmem/device/p2p.h>
@@ -17,8 +18,9 @@
 
 namespace xshmem::dev {
 
-XSHMEM_HD_INLINE void putmem_signal(const state_t &s, void *dest, const void *source, size_t nbytes,
-                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+XSHMEM_HD_INLINE void putmem_signal_path(const state_t &s, void *dest, const void *source,
+                                         size_t nbytes, uint64_t *sig_addr, uint64_t signal,
+                                         int sig_op, int pe, bool nbi) {
   dcheck_remote(s, kDevOpPutSignal, pe, dest, nbytes);
   dcheck_buffer(s, kDevOpPutSignal, pe, source, nbytes);
   dcheck_sym(s, kDevOpPutSignal, pe, sig_addr, sizeof(uint64_t));
@@ -28,15 +30,25 @@ XSHMEM_HD_INLINE void putmem_signal(const state_t &s, void *dest, const void *so
       lsa::put_signal(lsa_addr(s, dest, pe), source, nbytes, lsa_addr(s, sig_addr, pe), signal,
                       sig_op);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_PROXY:
+      remote::put_signal(s, 0, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
+      return;
+#endif
     default:
+      (void)nbi;
       unreachable_path(s, pe);
   }
+}
+XSHMEM_HD_INLINE void putmem_signal(const state_t &s, void *dest, const void *source, size_t nbytes,
+                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  putmem_signal_path(s, dest, source, nbytes, sig_addr, signal, sig_op, pe, false);
 }
 // Non-blocking: complete at the next quiet (LSA: on return).
 XSHMEM_HD_INLINE void putmem_signal_nbi(const state_t &s, void *dest, const void *source,
                                         size_t nbytes, uint64_t *sig_addr, uint64_t signal,
                                         int sig_op, int pe) {
-  putmem_signal(s, dest, source, nbytes, sig_addr, signal, sig_op, pe);
+  putmem_signal_path(s, dest, source, nbytes, sig_addr, signal, sig_op, pe, true);
 }
 template <typename T>
 XSHMEM_HD_INLINE void put_signal(const state_t &s, T *dest, const T *source, size_t nelems,
@@ -59,6 +71,13 @@ XSHMEM_HD_INLINE void signal_op(const state_t &s, uint64_t *sig_addr, uint64_t s
     case XSHMEM_PATH_LSA:
       lsa::signal(lsa_addr(s, sig_addr, pe), signal, sig_op, fenced);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_PROXY:
+      // Ordered after this thread's earlier operations to pe: fence first unless the caller did.
+      if (!fenced) remote::fence(s, 0);
+      remote::signal(s, 0, sig_addr, signal, sig_op, pe);
+      return;
+#endif
     default:
       unreachable_path(s, pe);
   }

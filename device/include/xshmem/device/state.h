@@ -190,6 +190,13 @@ struct state_t {
   // Host only: [n_pes] the data operations of each non-LSA peer's transport (ops NULL for LSA
   // peers); filled at connect (transports.cc), published by build_state.
   const host_remote_t *remote = nullptr;
+  // Host only: the distinct transports among `remote` (fence and quiet visit each), how many,
+  // the proxy channels per transport (xshmem_job_info_v1_t::num_channels), and the hook that
+  // stops the job when a transport's data operation fails (`op` names it; pe -1: fence/quiet).
+  const host_remote_t *remote_transports = nullptr;
+  int32_t n_remote_transports = 0;
+  int32_t num_channels = 1;
+  void (*on_remote_error)(int pe, const char *op, int status) = nullptr;
   // Device only: checked mode (XSHMEM_CHECKS) for device calls, and where a violation goes
   // (host memory mapped into the GPU; NULL: trap without a report).
   int32_t device_checks = 0;
