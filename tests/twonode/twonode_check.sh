@@ -33,7 +33,7 @@ esac
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$run" -n 2 --nodes 2 --no-prefix sh -c \
-  'readlink /proc/self/ns/net > "$0/ns.$XSHMEM_BOOTSTRAP_TCP_RANK.tmp" && hostname >> "$0/ns.$XSHMEM_BOOTSTRAP_TCP_RANK.tmp" &&
+  'readlink /proc/self/ns/net > "$0/ns.$XSHMEM_BOOTSTRAP_TCP_RANK.tmp" && cat /proc/sys/kernel/hostname >> "$0/ns.$XSHMEM_BOOTSTRAP_TCP_RANK.tmp" &&
    echo $$ >> "$0/ns.$XSHMEM_BOOTSTRAP_TCP_RANK.tmp" && mv "$0/ns.$XSHMEM_BOOTSTRAP_TCP_RANK.tmp" "$0/ns.$XSHMEM_BOOTSTRAP_TCP_RANK" &&
    exec sleep 120' "$dir" &
 launcher=$!
