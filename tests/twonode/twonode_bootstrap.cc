@@ -14,6 +14,8 @@
 // "turned away" summary, and the job must still start.
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -205,6 +207,36 @@ int connect_idle(const std::string &root) {
   return s;
 }
 
+// This PE's node as the launcher made it: lo up, and xsn0 up with the node's address, which is
+// rank 0's address (node a) or the next one (node b), in 10.213.0.0/16 with a /30 netmask.
+void check_interfaces(const std::string &root, int node) {
+  in_addr root_addr{};
+  inet_pton(AF_INET, root.substr(0, root.rfind(':')).c_str(), &root_addr);
+  const uint32_t want = ntohl(root_addr.s_addr) + static_cast<uint32_t>(node);
+  ifaddrs *list = nullptr;
+  if (getifaddrs(&list) != 0) fail("getifaddrs: %s", strerror(errno));
+  bool lo_up = false, veth_ok = false;
+  std::string seen;
+  for (ifaddrs *i = list; i; i = i->ifa_next) {
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET) continue;
+    const uint32_t a = ntohl(reinterpret_cast<sockaddr_in *>(i->ifa_addr)->sin_addr.s_addr);
+    const uint32_t m = ntohl(reinterpret_cast<sockaddr_in *>(i->ifa_netmask)->sin_addr.s_addr);
+    char text[INET_ADDRSTRLEN] = {0};
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in *>(i->ifa_addr)->sin_addr, text, sizeof(text));
+    seen += std::string(seen.empty() ? "" : ", ") + i->ifa_name + " " + text;
+    if (strcmp(i->ifa_name, "lo") == 0) lo_up = (i->ifa_flags & IFF_UP) != 0;
+    if (strcmp(i->ifa_name, "xsn0") == 0)
+      veth_ok = (i->ifa_flags & IFF_UP) && a == want && m == 0xfffffffcu && (a >> 16) == 0x0ad5u;
+  }
+  freeifaddrs(list);
+  if (!lo_up) fail("lo is not up in node %c (IPv4 interfaces: %s)", 'a' + node, seen.c_str());
+  if (!veth_ok)
+    fail(
+        "node %c has no xsn0 up with rank 0's address + %d/30 in 10.213.0.0/16 (IPv4 "
+        "interfaces: %s)",
+        'a' + node, node, seen.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -222,6 +254,8 @@ int main(int argc, char **argv) {
     fail("%d pes with %d per node is not two nodes", n, per_node);
   if (root.rfind("127.", 0) == 0)
     fail("rank 0 listens on %s, a loopback address: the job does not cross nodes", root.c_str());
+
+  check_interfaces(root, me / per_node);
 
   void *h = dlopen(XSHMEM_TEST_TCP_PLUGIN, RTLD_NOW | RTLD_LOCAL);
   if (!h) fail("dlopen %s: %s", XSHMEM_TEST_TCP_PLUGIN, dlerror());
