@@ -176,39 +176,7 @@ class Launcher {
       token_.push_back(digits[b >> 4]);
       token_.push_back(digits[b & 15]);
     }
-    if (n_nodes_ > 0) {
-      std::string err;
-      if (!nodes_.create(n_nodes_, &err) ||
-          (listen_fd_ = nodes_.listen_on_node0(&root_, &err)) < 0) {
-        say("--nodes " + std::to_string(n_nodes_) + ": " + err);
-        return false;
-      }
-      for (int i = 0; i < n_nodes_; ++i) {
-        int first = -1, last = -1;
-        for (int k = 0; k < n_; ++k)
-          if (node_of(k) == i) {
-            if (first < 0) first = k;
-            last = k;
-          }
-        const Node &nd = nodes_.node(i);
-        say("node " + nd.host + " (" +
-            (n_nodes_ > 1 ? nd.addr + "/30 on " + kNodeIface : std::string("loopback only")) +
-            "): pes " + std::to_string(first) + "-" + std::to_string(last));
-      }
-    }
-    if (n_nodes_ == 0) listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t alen = sizeof(a);
-    if (n_nodes_ == 0 &&
-        (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr *>(&a), sizeof(a)) != 0 ||
-         listen(listen_fd_, SOMAXCONN) != 0 ||
-         getsockname(listen_fd_, reinterpret_cast<sockaddr *>(&a), &alen) != 0)) {
-      say(std::string("cannot listen on 127.0.0.1 for rank 0: ") + strerror(errno));
-      return false;
-    }
-    if (n_nodes_ == 0) root_ = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+    if (!(n_nodes_ > 0 ? make_nodes() : listen_local())) return false;
 
     // Signals are read from a signalfd; children get the default mask back before exec.
     sigset_t set;
@@ -224,6 +192,45 @@ class Launcher {
     if (timeout_s_ > 0)
       deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(timeout_s_));
+    return true;
+  }
+
+  // Rank 0's listener on 127.0.0.1.
+  bool listen_local() {
+    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof(a);
+    if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr *>(&a), sizeof(a)) != 0 ||
+        listen(listen_fd_, SOMAXCONN) != 0 ||
+        getsockname(listen_fd_, reinterpret_cast<sockaddr *>(&a), &alen) != 0) {
+      say(std::string("cannot listen on 127.0.0.1 for rank 0: ") + strerror(errno));
+      return false;
+    }
+    root_ = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+    return true;
+  }
+
+  // --nodes: the nodes, and rank 0's listener on node a's address; one line per node.
+  bool make_nodes() {
+    std::string err;
+    if (!nodes_.create(n_nodes_, &err) || (listen_fd_ = nodes_.listen_on_node0(&root_, &err)) < 0) {
+      say("--nodes " + std::to_string(n_nodes_) + ": " + err);
+      return false;
+    }
+    for (int i = 0; i < n_nodes_; ++i) {
+      int first = -1, last = -1;
+      for (int k = 0; k < n_; ++k)
+        if (node_of(k) == i) {
+          if (first < 0) first = k;
+          last = k;
+        }
+      const Node &nd = nodes_.node(i);
+      say("node " + nd.host + " (" +
+          (n_nodes_ > 1 ? nd.addr + "/30 on " + kNodeIface : std::string("loopback only")) +
+          "): pes " + std::to_string(first) + "-" + std::to_string(last));
+    }
     return true;
   }
 
