@@ -2,16 +2,16 @@
 // plugin, loaded directly as tests/bootstrap/bootstrap_test.cc does, across the veth pair that
 // `xshmem-run --nodes 2` makes.
 //
-//   xshmem-run -n N --nodes 2 twonode_bootstrap PER_NODE
+//   xshmem-run -n N --nodes 2 [--placement cyclic] twonode_bootstrap PER_NODE [cyclic]
 //
 // Every PE checks that rank 0's address is not loopback (the job really crosses the veth),
 // allgathers a record {host name, rank, pid, PE-dependent words} into a poisoned, guarded buffer
 // and checks it: exactly N/PER_NODE distinct host names, the PEs of its own node (block-wise,
-// PER_NODE each) sharing its host name and no others, every record's words derived from its
-// rank and pid. The first PE of the second node is also a stranger before it joins: it holds an
-// idle connection to rank 0's port during the whole init, and first tries to join with a wrong
-// job token, which must be refused; rank 0 must log the refusal (from a 10.213. address) and one
-// "turned away" summary, and the job must still start.
+// PER_NODE each; with "cyclic", PE k on node k mod 2) sharing its host name and no others, every
+// record's words derived from its rank and pid. The first PE of the second node is also a stranger
+// before it joins: it holds an idle connection to rank 0's port during the whole init, and first
+// tries to join with a wrong job token, which must be refused; rank 0 must log the refusal (from
+// a 10.213. address) and one "turned away" summary, and the job must still start.
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <ifaddrs.h>
@@ -241,8 +241,10 @@ void check_interfaces(const std::string &root, int node) {
 
 int main(int argc, char **argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
-  if (argc != 2 || atoi(argv[1]) < 1) {
-    fprintf(stderr, "usage: xshmem-run -n N --nodes 2 %s PER_NODE\n", argv[0]);
+  const bool cyclic = argc == 3 && strcmp(argv[2], "cyclic") == 0;
+  if ((argc != 2 && !cyclic) || atoi(argv[1]) < 1) {
+    fprintf(stderr, "usage: xshmem-run -n N --nodes 2 [--placement cyclic] %s PER_NODE [cyclic]\n",
+            argv[0]);
     return 2;
   }
   const int per_node = atoi(argv[1]);
@@ -255,7 +257,9 @@ int main(int argc, char **argv) {
   if (root.rfind("127.", 0) == 0)
     fail("rank 0 listens on %s, a loopback address: the job does not cross nodes", root.c_str());
 
-  check_interfaces(root, me / per_node);
+  // The node of a PE, as the launcher places them.
+  auto node_of = [&](int r) { return cyclic ? r % (n / per_node) : r / per_node; };
+  check_interfaces(root, node_of(me));
 
   void *h = dlopen(XSHMEM_TEST_TCP_PLUGIN, RTLD_NOW | RTLD_LOCAL);
   if (!h) fail("dlopen %s: %s", XSHMEM_TEST_TCP_PLUGIN, dlerror());
@@ -267,7 +271,7 @@ int main(int argc, char **argv) {
   char host[64] = {0};
   if (gethostname(host, sizeof(host) - 1) != 0) fail("gethostname: %s", strerror(errno));
 
-  const bool stranger = me == per_node;  // the first PE of node b
+  const bool stranger = me == (cyclic ? 1 : per_node);  // the first PE of node b
   int idle = -1;
   if (stranger) {
     idle = connect_idle(root);
@@ -320,7 +324,7 @@ int main(int argc, char **argv) {
     if (memchr(x.host, 0, sizeof(x.host)) == nullptr)
       fail("record of pe %d: host name not terminated", r);
     hosts.insert(x.host);
-    const bool same_node = r / per_node == me / per_node;
+    const bool same_node = node_of(r) == node_of(me);
     const bool same_host = strcmp(x.host, host) == 0;
     if (same_node != same_host)
       fail("pe %d is on host '%s' and this pe on '%s', but they are %s node", r, x.host, host,
@@ -341,7 +345,7 @@ int main(int argc, char **argv) {
   if (idle >= 0) close(idle);
   std::string peers;
   for (int r = 0; r < n; ++r)
-    if (r / per_node == me / per_node) peers += (peers.empty() ? "" : ",") + std::to_string(r);
+    if (node_of(r) == node_of(me)) peers += (peers.empty() ? "" : ",") + std::to_string(r);
   printf("pe %d on %s: %zu host names (%s, %s), node peers {%s}: ok\n", me, host, hosts.size(),
          all[0].host, all[n - 1].host, peers.c_str());
   return 0;

@@ -1,10 +1,11 @@
 /* Two nodes on one machine, through the data transports:
  *
- *   xshmem-run -n N --nodes 2 twonode_teams PER_NODE
+ *   xshmem-run -n N --nodes 2 [--placement cyclic] twonode_teams PER_NODE [cyclic]
  *   xshmem-run -n N --nodes 1 twonode_teams N       (one node: the same checks, teams = world)
  *
  * XSHMEMX_TEAM_NODE and XSHMEM_TEAM_SHARED must be real subsets: this PE's node, PER_NODE PEs
- * placed block-wise, numbered in world order; xshmem_ptr reaches exactly the PEs of this node.
+ * placed block-wise (with "cyclic": PE k on node k mod 2, a team of stride 2), numbered in world
+ * order; xshmem_ptr reaches exactly the PEs of this node.
  * Then every PE puts words derived from (source, target, index) into a guarded slot of every
  * other PE's heap, across the nodes too, and checks what it received and that the guards hold.
  * Without a transport that reaches the other node, xshmem_init stops the job: twonode.no_remote
@@ -12,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <xshmem/xshmem.h>
 
@@ -28,6 +30,18 @@ static uint64_t pattern(int src, int dst, int i) {
 }
 
 static int bad;
+static int g_nodes, g_per_node, g_cyclic;
+
+static int node_of(int pe) {
+  return g_cyclic ? pe % g_nodes : pe / g_per_node;
+}
+/* World PE of the node's i-th PE, and a PE's number in its node. */
+static int member(int node, int i) {
+  return g_cyclic ? node + i * g_nodes : node * g_per_node + i;
+}
+static int index_in_node(int pe) {
+  return g_cyclic ? pe / g_nodes : pe % g_per_node;
+}
 #define CHECK(cond, ...)                                         \
   do {                                                           \
     if (!(cond)) {                                               \
@@ -39,27 +53,29 @@ static int bad;
   } while (0)
 
 static void check_team(xshmem_team_t team, const char *name, int me, int per_node) {
-  const int node = me / per_node;
+  const int node = node_of(me);
   CHECK(xshmem_team_n_pes(team) == per_node, "%s has %d pes, expected %d (this node's)", name,
         xshmem_team_n_pes(team), per_node);
-  CHECK(xshmem_team_my_pe(team) == me % per_node, "%s: my number is %d, expected %d", name,
-        xshmem_team_my_pe(team), me % per_node);
+  CHECK(xshmem_team_my_pe(team) == index_in_node(me), "%s: my number is %d, expected %d", name,
+        xshmem_team_my_pe(team), index_in_node(me));
   for (int i = 0; i < per_node; ++i) {
     int w = xshmem_team_translate_pe(team, i, XSHMEM_TEAM_WORLD);
-    CHECK(w == node * per_node + i, "%s pe %d is world pe %d, expected %d", name, i, w,
-          node * per_node + i);
+    CHECK(w == member(node, i), "%s pe %d is world pe %d, expected %d", name, i, w,
+          member(node, i));
   }
   for (int pe = 0; pe < xshmem_n_pes(); ++pe) {
     int t = xshmem_team_translate_pe(XSHMEM_TEAM_WORLD, pe, team);
-    int want = pe / per_node == node ? pe % per_node : -1;
+    int want = node_of(pe) == node ? index_in_node(pe) : -1;
     CHECK(t == want, "world pe %d is %s pe %d, expected %d", pe, name, t, want);
   }
 }
 
 int main(int argc, char **argv) {
-  const int per_node = argc == 2 ? atoi(argv[1]) : 0;
-  if (per_node < 1) {
-    fprintf(stderr, "usage: xshmem-run -n N --nodes 2 %s PER_NODE\n", argv[0]);
+  const int per_node = argc >= 2 ? atoi(argv[1]) : 0;
+  g_cyclic = argc == 3 && strcmp(argv[2], "cyclic") == 0;
+  if (per_node < 1 || argc > 3 || (argc == 3 && !g_cyclic)) {
+    fprintf(stderr, "usage: xshmem-run -n N --nodes 2 [--placement cyclic] %s PER_NODE [cyclic]\n",
+            argv[0]);
     return 2;
   }
   xshmem_init();
@@ -69,6 +85,8 @@ int main(int argc, char **argv) {
             per_node);
     return 1;
   }
+  g_nodes = n / per_node;
+  g_per_node = per_node;
   check_team(XSHMEMX_TEAM_NODE, "XSHMEMX_TEAM_NODE", me, per_node);
   check_team(XSHMEM_TEAM_SHARED, "XSHMEM_TEAM_SHARED", me, per_node);
 
@@ -81,7 +99,7 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < (size_t)n * slot; ++i) buf[i] = POISON;
   for (int pe = 0; pe < n; ++pe) {
-    int local = pe / per_node == me / per_node;
+    int local = node_of(pe) == node_of(me);
     CHECK((xshmem_ptr(buf, pe) != NULL) == local, "xshmem_ptr for pe %d is %p; it is %s node", pe,
           xshmem_ptr(buf, pe), local ? "on this" : "on the other");
   }
@@ -110,8 +128,12 @@ int main(int argc, char **argv) {
   if (!bad) {
     char host[64] = {0};
     gethostname(host, sizeof(host) - 1);
-    printf("pe %d on %s: node and shared teams are pes %d-%d; puts to all %d pes ok\n", me, host,
-           (me / per_node) * per_node, (me / per_node) * per_node + per_node - 1, n);
+    char pes[256] = {0};
+    for (int i = 0; i < per_node && strlen(pes) + 16 < sizeof(pes); ++i)
+      snprintf(pes + strlen(pes), sizeof(pes) - strlen(pes), "%s%d", i ? "," : "",
+               member(node_of(me), i));
+    printf("pe %d on %s: node and shared teams are pes {%s}; puts to all %d pes ok\n", me, host,
+           pes, n);
   }
   xshmem_free(buf);
   free(src);

@@ -1,6 +1,6 @@
 // xshmem-run: starts N local PEs of one job and supervises them.
 //
-//   xshmem-run -n N [--nodes 2] [--timeout SEC] [--no-prefix] prog args...
+//   xshmem-run -n N [--nodes 2 [--placement block|cyclic]] [--timeout SEC] [--no-prefix] prog...
 //
 // The launcher makes the job token, opens rank 0's listener on 127.0.0.1 (handed to rank 0 as an
 // inherited descriptor, so no port can be taken in between) and describes the job to each child
@@ -18,9 +18,9 @@
 //
 // --nodes M (root; M = 1 or 2): the job as if on M nodes of a cluster (nodes.h): every node is a
 // network and a UTS namespace of its own (host name xsn-a-PID, xsn-b-PID), joined by a veth pair
-// xsn0 with 10.213.x.y/30 addresses; PEs are placed block-wise (PE k on node k*M/N) and rank 0
-// listens on node a's address. The PEs die with the launcher (PR_SET_PDEATHSIG), and the
-// namespaces with the last of them.
+// xsn0 with 10.213.x.y/30 addresses; PEs are placed block-wise (PE k on node k*M/N; --placement
+// cyclic: k mod M) and rank 0 listens on node a's address. The PEs die with the launcher
+// (PR_SET_PDEATHSIG), and the namespaces with the last of them.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -140,9 +140,11 @@ std::string describe(int status) {
 
 class Launcher {
  public:
-  Launcher(int n, int nodes, double timeout_s, bool prefix, std::vector<std::string> cmd)
+  Launcher(int n, int nodes, bool cyclic, double timeout_s, bool prefix,
+           std::vector<std::string> cmd)
       : n_(n),
         n_nodes_(nodes),
+        cyclic_(cyclic),
         timeout_s_(timeout_s),
         prefix_(prefix),
         cmd_(std::move(cmd)),
@@ -220,16 +222,19 @@ class Launcher {
       return false;
     }
     for (int i = 0; i < n_nodes_; ++i) {
-      int first = -1, last = -1;
-      for (int k = 0; k < n_; ++k)
-        if (node_of(k) == i) {
-          if (first < 0) first = k;
-          last = k;
-        }
+      std::string pes;  // runs of consecutive PEs: "0-1", "0,2"
+      for (int k = 0; k < n_; ++k) {
+        if (node_of(k) != i) continue;
+        int last = k;
+        while (last + 1 < n_ && node_of(last + 1) == i) ++last;
+        pes += (pes.empty() ? "" : ",") + std::to_string(k) +
+               (last > k ? "-" + std::to_string(last) : std::string());
+        k = last;
+      }
       const Node &nd = nodes_.node(i);
       say("node " + nd.host + " (" +
           (n_nodes_ > 1 ? nd.addr + "/30 on " + kNodeIface : std::string("loopback only")) +
-          "): pes " + std::to_string(first) + "-" + std::to_string(last));
+          "): pes " + pes);
     }
     return true;
   }
@@ -313,7 +318,11 @@ class Launcher {
       }
   }
 
-  int node_of(int k) const { return n_nodes_ > 0 ? k * n_nodes_ / n_ : 0; }
+  // --nodes: block-wise (PE k on node k*M/N) or, with --placement cyclic, round-robin (k mod M).
+  int node_of(int k) const {
+    if (n_nodes_ == 0) return 0;
+    return cyclic_ ? k % n_nodes_ : k * n_nodes_ / n_;
+  }
 
   std::string who(size_t k) const {
     return "pe " + std::to_string(k) + " (pid " + std::to_string(pes_[k].pid) + ")";
@@ -476,6 +485,7 @@ class Launcher {
 
   int n_;
   int n_nodes_;  // --nodes; 0: the PEs stay in the launcher's namespaces
+  bool cyclic_;  // --placement cyclic
   Nodes nodes_;
   pid_t parent_ = getpid();
   double timeout_s_;
@@ -504,13 +514,21 @@ int main(int argc, char **argv) {
   double timeout = 0;
   bool no_prefix = false;
   int nodes = 0;
+  std::string placement = "block";
   app.add_option("-n,--np", n, "number of PEs to start")->required()->check(CLI::Range(1, 65536));
-  app.add_option("--nodes", nodes,
-                 "root only: run the job as if on this many nodes (1 or 2): each node is a network "
-                 "and UTS namespace of its own (host name xsn-a-PID, xsn-b-PID) joined by a veth "
-                 "pair xsn0 (10.213.x.y/30); PEs are placed block-wise, rank 0 listens on node "
-                 "a's address; everything is gone when the job ends")
-      ->check(CLI::Range(1, xshmem::run::kMaxNodes));
+  CLI::Option *nodes_opt =
+      app.add_option(
+             "--nodes", nodes,
+             "root only: run the job as if on this many nodes (1 or 2): each node is a network "
+             "and UTS namespace of its own (host name xsn-a-PID, xsn-b-PID) joined by a veth "
+             "pair xsn0 (10.213.x.y/30); PEs are placed block-wise, rank 0 listens on node "
+             "a's address; everything is gone when the job ends")
+          ->check(CLI::Range(1, xshmem::run::kMaxNodes));
+  app.add_option("--placement", placement,
+                 "with --nodes: block (PEs 0..N/M-1 on node a, the next on node b; the default) "
+                 "or cyclic (PE k on node k mod M)")
+      ->check(CLI::IsMember({"block", "cyclic"}))
+      ->needs(nodes_opt);
   app.add_option("--timeout", timeout,
                  "stop every PE after this many seconds and exit with status 124")
       ->check(CLI::NonNegativeNumber);
@@ -535,5 +553,6 @@ int main(int argc, char **argv) {
             n);
     return 2;
   }
-  return xshmem::run::Launcher(n, nodes, timeout, !no_prefix, std::move(cmd)).run();
+  return xshmem::run::Launcher(n, nodes, placement == "cyclic", timeout, !no_prefix, std::move(cmd))
+      .run();
 }
