@@ -1,6 +1,6 @@
 // xshmem-run: starts N local PEs of one job and supervises them.
 //
-//   xshmem-run -n N [--timeout SEC] [--no-prefix] prog args...
+//   xshmem-run -n N [--nodes 2 [--placement block|cyclic]] [--timeout SEC] [--no-prefix] prog...
 //
 // The launcher makes the job token, opens rank 0's listener on 127.0.0.1 (handed to rank 0 as an
 // inherited descriptor, so no port can be taken in between) and describes the job to each child
@@ -15,11 +15,18 @@
 // may be continued. But once every PE still running is stopped and some other PE has ended, no
 // one is left to continue it from inside the job: the launcher says so, kills it (SIGKILL works
 // on stopped processes) and reaps it, so that the job ends and nothing stays behind.
+//
+// --nodes M (root; M = 1 or 2): the job as if on M nodes of a cluster (nodes.h): every node is a
+// network and a UTS namespace of its own (host name xsn-a-PID, xsn-b-PID), joined by a veth pair
+// xsn0 with 10.213.x.y/30 addresses; PEs are placed block-wise (PE k on node k*M/N; --placement
+// cyclic: k mod M) and rank 0 listens on node a's address. The PEs die with the launcher
+// (PR_SET_PDEATHSIG), and the namespaces with the last of them.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -36,6 +43,8 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "nodes.h"
 
 namespace xshmem::run {
 namespace {
@@ -131,8 +140,15 @@ std::string describe(int status) {
 
 class Launcher {
  public:
-  Launcher(int n, double timeout_s, bool prefix, std::vector<std::string> cmd)
-      : n_(n), timeout_s_(timeout_s), prefix_(prefix), cmd_(std::move(cmd)), pes_(n) {}
+  Launcher(int n, int nodes, bool cyclic, double timeout_s, bool prefix,
+           std::vector<std::string> cmd)
+      : n_(n),
+        n_nodes_(nodes),
+        cyclic_(cyclic),
+        timeout_s_(timeout_s),
+        prefix_(prefix),
+        cmd_(std::move(cmd)),
+        pes_(n) {}
 
   int run() {
     if (!setup()) return 1;
@@ -162,18 +178,7 @@ class Launcher {
       token_.push_back(digits[b >> 4]);
       token_.push_back(digits[b & 15]);
     }
-    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t alen = sizeof(a);
-    if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr *>(&a), sizeof(a)) != 0 ||
-        listen(listen_fd_, SOMAXCONN) != 0 ||
-        getsockname(listen_fd_, reinterpret_cast<sockaddr *>(&a), &alen) != 0) {
-      say(std::string("cannot listen on 127.0.0.1 for rank 0: ") + strerror(errno));
-      return false;
-    }
-    root_ = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+    if (!(n_nodes_ > 0 ? make_nodes() : listen_local())) return false;
 
     // Signals are read from a signalfd; children get the default mask back before exec.
     sigset_t set;
@@ -189,6 +194,48 @@ class Launcher {
     if (timeout_s_ > 0)
       deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(timeout_s_));
+    return true;
+  }
+
+  // Rank 0's listener on 127.0.0.1.
+  bool listen_local() {
+    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof(a);
+    if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr *>(&a), sizeof(a)) != 0 ||
+        listen(listen_fd_, SOMAXCONN) != 0 ||
+        getsockname(listen_fd_, reinterpret_cast<sockaddr *>(&a), &alen) != 0) {
+      say(std::string("cannot listen on 127.0.0.1 for rank 0: ") + strerror(errno));
+      return false;
+    }
+    root_ = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+    return true;
+  }
+
+  // --nodes: the nodes, and rank 0's listener on node a's address; one line per node.
+  bool make_nodes() {
+    std::string err;
+    if (!nodes_.create(n_nodes_, &err) || (listen_fd_ = nodes_.listen_on_node0(&root_, &err)) < 0) {
+      say("--nodes " + std::to_string(n_nodes_) + ": " + err);
+      return false;
+    }
+    for (int i = 0; i < n_nodes_; ++i) {
+      std::string pes;  // runs of consecutive PEs: "0-1", "0,2"
+      for (int k = 0; k < n_; ++k) {
+        if (node_of(k) != i) continue;
+        int last = k;
+        while (last + 1 < n_ && node_of(last + 1) == i) ++last;
+        pes += (pes.empty() ? "" : ",") + std::to_string(k) +
+               (last > k ? "-" + std::to_string(last) : std::string());
+        k = last;
+      }
+      const Node &nd = nodes_.node(i);
+      say("node " + nd.host + " (" +
+          (n_nodes_ > 1 ? nd.addr + "/30 on " + kNodeIface : std::string("loopback only")) +
+          "): pes " + pes);
+    }
     return true;
   }
 
@@ -216,6 +263,16 @@ class Launcher {
     }
     if (pid == 0) {
       setpgid(0, 0);
+      if (n_nodes_ > 0) {
+        // A PE outlives no launcher of a --nodes job: its namespaces must go with the job.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent_) _exit(127);
+        std::string err;
+        if (!nodes_.enter(node_of(k), &err)) {
+          fprintf(stderr, "xshmem-run: pe %d: %s\n", k, err.c_str());
+          _exit(127);
+        }
+      }
       signal(SIGPIPE, SIG_DFL);
       sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
       if (prefix_) {
@@ -259,6 +316,12 @@ class Launcher {
         // A stopped process keeps every signal but SIGKILL pending until it continues.
         if (pe.stopped && sig != SIGKILL && sig != SIGCONT) kill(-pe.pid, SIGCONT);
       }
+  }
+
+  // --nodes: block-wise (PE k on node k*M/N) or, with --placement cyclic, round-robin (k mod M).
+  int node_of(int k) const {
+    if (n_nodes_ == 0) return 0;
+    return cyclic_ ? k % n_nodes_ : k * n_nodes_ / n_;
   }
 
   std::string who(size_t k) const {
@@ -421,6 +484,10 @@ class Launcher {
   }
 
   int n_;
+  int n_nodes_;  // --nodes; 0: the PEs stay in the launcher's namespaces
+  bool cyclic_;  // --placement cyclic
+  Nodes nodes_;
+  pid_t parent_ = getpid();
   double timeout_s_;
   bool prefix_;
   std::vector<std::string> cmd_;
@@ -446,7 +513,22 @@ int main(int argc, char **argv) {
   int n = 0;
   double timeout = 0;
   bool no_prefix = false;
+  int nodes = 0;
+  std::string placement = "block";
   app.add_option("-n,--np", n, "number of PEs to start")->required()->check(CLI::Range(1, 65536));
+  CLI::Option *nodes_opt =
+      app.add_option(
+             "--nodes", nodes,
+             "root only: run the job as if on this many nodes (1 or 2): each node is a network "
+             "and UTS namespace of its own (host name xsn-a-PID, xsn-b-PID) joined by a veth "
+             "pair xsn0 (10.213.x.y/30); PEs are placed block-wise, rank 0 listens on node "
+             "a's address; everything is gone when the job ends")
+          ->check(CLI::Range(1, xshmem::run::kMaxNodes));
+  app.add_option("--placement", placement,
+                 "with --nodes: block (PEs 0..N/M-1 on node a, the next on node b; the default) "
+                 "or cyclic (PE k on node k mod M)")
+      ->check(CLI::IsMember({"block", "cyclic"}))
+      ->needs(nodes_opt);
   app.add_option("--timeout", timeout,
                  "stop every PE after this many seconds and exit with status 124")
       ->check(CLI::NonNegativeNumber);
@@ -454,7 +536,10 @@ int main(int argc, char **argv) {
                "do not prefix output lines with the PE number (the PEs write to the terminal "
                "directly)");
   app.prefix_command();
-  app.footer("Example: xshmem-run -n 4 --timeout 60 ./my_program --size 1M");
+  app.footer(
+      "Example: xshmem-run -n 4 --timeout 60 ./my_program --size 1M\n"
+      "         xshmem-run -n 4 --nodes 2 ./my_program    (as root: pes 0-1 on xsn-a, 2-3 on "
+      "xsn-b)");
   CLI11_PARSE(app, argc, argv);
   std::vector<std::string> cmd = app.remaining();
   if (!cmd.empty() && cmd.front() == "--") cmd.erase(cmd.begin());
@@ -463,5 +548,11 @@ int main(int argc, char **argv) {
             "xshmem-run: no program given; usage: xshmem-run -n N [options] prog args...\n");
     return 2;
   }
-  return xshmem::run::Launcher(n, timeout, !no_prefix, std::move(cmd)).run();
+  if (nodes > n) {
+    fprintf(stderr, "xshmem-run: --nodes %d with -n %d: every node needs at least one pe\n", nodes,
+            n);
+    return 2;
+  }
+  return xshmem::run::Launcher(n, nodes, placement == "cyclic", timeout, !no_prefix, std::move(cmd))
+      .run();
 }
