@@ -10,14 +10,15 @@
  *     through the services table's allgather.
  *   - connect: every PE opens one connection per (channel, selected peer), itself included,
  *     and accepts the same number of connections from its peers. One receiver thread per PE
- *     serves all incoming connections: it executes each request on this PE's own heap and
- *     answers every request with a reply (an acknowledgement, the old value of an atomic, or
- *     the bytes of a get).
+ *     serves all incoming connections: it executes each request on this PE's own heap, in
+ *     arrival order, and answers the requests that ask for it (get: the bytes; fetching
+ *     atomics: the old value; flush: an acknowledgement).
  *   - data operations (xshmem_transport_data_ops_v1_t): the calling thread writes a request to
  *     the target's connection of its channel. put returns once the bytes are in the socket (the
- *     source may be reused); get and fetching atomics wait for their reply; quiet waits for the
- *     replies of every earlier request of the channel, so a request is remotely complete when
- *     its reply arrives. One TCP connection per (channel, target) and one thread executing its
+ *     source may be reused); get and fetching atomics wait for their answer. quiet sends a flush
+ *     on every connection of the channel with unanswered requests and waits for its answer:
+ *     requests execute in order, so that answer acknowledges every earlier request of the
+ *     connection. One TCP connection per (channel, target) and one thread executing its
  *     requests in order make puts arrive in issue order, so fence has nothing to do.
  *   - failures: a reply that does not come within XSHMEM_EXAMPLE_TIMEOUT, or a connection that
  *     closes without the peer having said goodbye, is an error naming the peer, returned by the
@@ -47,9 +48,8 @@
 #define SUBSYS "example"
 #define LOG(lvl, ...) XSHMEM_PLOG(g_svc, (lvl), SUBSYS, __VA_ARGS__)
 
-/* Requests in flight per connection before the issuer reads replies: keeps the replies that
- * wait in the socket far below its buffer, so the peer's receiver thread never blocks on them. */
-#define MAX_UNACKED 512
+/* Puts up to this size go out as one write with their request header. */
+#define SMALL_PUT 4096
 
 static const xshmem_core_services_v1_t *g_svc; /* set by load; valid until the process ends */
 
@@ -64,7 +64,7 @@ static const xshmem_config_entry_v1_t k_config[] = {
 };
 
 /* ---- The wire: fixed-size little structs, in the host's byte order (one host only) ---- */
-enum { OP_PUT = 1, OP_GET = 2, OP_AMO = 3, OP_PUT_SIGNAL = 4, OP_BYE = 5 };
+enum { OP_PUT = 1, OP_GET = 2, OP_AMO = 3, OP_PUT_SIGNAL = 4, OP_FLUSH = 5, OP_BYE = 6 };
 
 typedef struct hello { /* the first bytes of every connection */
   uint32_t magic;      /* HELLO_MAGIC */
@@ -78,23 +78,24 @@ typedef struct request { /* put and put_signal are followed by nbytes of data */
   uint32_t op;           /* OP_* */
   uint32_t sub;          /* OP_AMO: xshmem_amo_op_t; OP_PUT_SIGNAL: sig_op */
   uint32_t type;         /* OP_AMO: xshmem_amo_type_t */
-  uint32_t pad;
-  uint64_t offset; /* in the target's heap */
+  uint32_t reply;        /* 1: the issuer waits for an answer (get, fetching atomics, flush) */
+  uint64_t offset;       /* in the target's heap */
   uint64_t nbytes;
   uint64_t operand; /* OP_AMO: the operand; OP_PUT_SIGNAL: the signal value */
   uint64_t extra;   /* OP_AMO: the compare value; OP_PUT_SIGNAL: the signal's offset */
 } request_t;
 
-typedef struct reply { /* one per request, in request order; a get's is followed by its bytes */
-  int32_t status;
+typedef struct reply { /* the answer to a request with reply = 1 */
+  int32_t status;      /* the first failure of this or an earlier request since the last answer */
   uint32_t pad;
-  uint64_t value; /* OP_AMO: the old value */
+  uint64_t value;  /* OP_AMO: the old value */
+  uint64_t nbytes; /* OP_GET: the bytes that follow */
 } reply_t;
 
 /* ---- State ---- */
 typedef struct out_conn { /* this PE -> peer, one per (channel, peer) */
   int fd;                 /* -1: not connected */
-  uint64_t unacked;       /* requests sent whose reply was not read yet */
+  int dirty;              /* requests were sent since the last answer (quiet must flush) */
 } out_conn_t;
 
 typedef struct example {
@@ -108,6 +109,7 @@ typedef struct example {
   out_conn_t *out;          /* [nch * n] */
   pthread_mutex_t *chan_mu; /* [nch]: the ABI allows one thread per channel; this makes sure */
   int *in_fd, *in_pe, n_in; /* incoming connections (the receiver thread's) */
+  int *in_err;              /* per incoming connection: a refused request, for the next answer */
   pthread_t rx;
   int rx_started;
   int wake[2]; /* finalize writes to wake[1] to stop the receiver thread */
@@ -211,41 +213,29 @@ static const char *why(xshmem_status_t st) {
 /* One atomic on the heap word p, with the CPU's atomic instructions, so it is atomic with
  * respect to every other atomic on that word (the hostshm transport's included). 4- and 8-byte
  * words; floating-point types only fetch, set and swap, which move bits. Returns the old value. */
-#define AMO_ON(T, p, op, v, cmp, old)                                                 \
-  do {                                                                                \
-    T *w = (T *)(p), x = (T)(v), e = (T)(cmp);                                        \
-    switch (op) {                                                                     \
-      case XSHMEM_AMO_FETCH:                                                          \
-        old = __atomic_load_n(w, __ATOMIC_SEQ_CST);                                   \
-        break;                                                                        \
-      case XSHMEM_AMO_SET:                                                            \
-        __atomic_store_n(w, x, __ATOMIC_SEQ_CST);                                     \
-        break;                                                                        \
-      case XSHMEM_AMO_SWAP:                                                           \
-        old = __atomic_exchange_n(w, x, __ATOMIC_SEQ_CST);                            \
-        break;                                                                        \
-      case XSHMEM_AMO_COMPARE_SWAP:                                                   \
-        __atomic_compare_exchange_n(w, &e, x, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
-        old = e;                                                                      \
-        break;                                                                        \
-      case XSHMEM_AMO_ADD:                                                            \
-      case XSHMEM_AMO_FETCH_ADD:                                                      \
-        old = __atomic_fetch_add(w, x, __ATOMIC_SEQ_CST);                             \
-        break;                                                                        \
-      case XSHMEM_AMO_AND:                                                            \
-      case XSHMEM_AMO_FETCH_AND:                                                      \
-        old = __atomic_fetch_and(w, x, __ATOMIC_SEQ_CST);                             \
-        break;                                                                        \
-      case XSHMEM_AMO_OR:                                                             \
-      case XSHMEM_AMO_FETCH_OR:                                                       \
-        old = __atomic_fetch_or(w, x, __ATOMIC_SEQ_CST);                              \
-        break;                                                                        \
-      case XSHMEM_AMO_XOR:                                                            \
-      case XSHMEM_AMO_FETCH_XOR:                                                      \
-        old = __atomic_fetch_xor(w, x, __ATOMIC_SEQ_CST);                             \
-        break;                                                                        \
-    }                                                                                 \
+// clang-format off
+#define AMO_ON(T, p, op, v, cmp, old)                                                        \
+  do {                                                                                       \
+    T *w = (T *)(p), x = (T)(v), e = (T)(cmp);                                               \
+    switch (op) {                                                                            \
+      case XSHMEM_AMO_FETCH: old = __atomic_load_n(w, __ATOMIC_SEQ_CST); break;              \
+      case XSHMEM_AMO_SET: __atomic_store_n(w, x, __ATOMIC_SEQ_CST); break;                  \
+      case XSHMEM_AMO_SWAP: old = __atomic_exchange_n(w, x, __ATOMIC_SEQ_CST); break;        \
+      case XSHMEM_AMO_COMPARE_SWAP:                                                          \
+        __atomic_compare_exchange_n(w, &e, x, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);        \
+        old = e;                                                                             \
+        break;                                                                               \
+      case XSHMEM_AMO_ADD: case XSHMEM_AMO_FETCH_ADD:                                        \
+        old = __atomic_fetch_add(w, x, __ATOMIC_SEQ_CST); break;                             \
+      case XSHMEM_AMO_AND: case XSHMEM_AMO_FETCH_AND:                                        \
+        old = __atomic_fetch_and(w, x, __ATOMIC_SEQ_CST); break;                             \
+      case XSHMEM_AMO_OR: case XSHMEM_AMO_FETCH_OR:                                          \
+        old = __atomic_fetch_or(w, x, __ATOMIC_SEQ_CST); break;                              \
+      case XSHMEM_AMO_XOR: case XSHMEM_AMO_FETCH_XOR:                                        \
+        old = __atomic_fetch_xor(w, x, __ATOMIC_SEQ_CST); break;                             \
+    }                                                                                        \
   } while (0)
+// clang-format on
 
 static int amo_width(uint32_t type) {
   return (type == XSHMEM_AMO_U32 || type == XSHMEM_AMO_I32 || type == XSHMEM_AMO_F32) ? 4 : 8;
@@ -268,26 +258,34 @@ static xshmem_status_t discard(example_t *ex, int fd, uint64_t len) {
   return XSHMEM_SUCCESS;
 }
 
-/* Executes one request that arrived on fd (from pe `from`) and sends its reply. Returns 1 when
- * the peer said goodbye, 0 for a request served, a negative status when the connection broke. */
-static int serve_one(example_t *ex, int fd, int from) {
+/* Executes one request from incoming connection i and answers it if asked to. A request the
+ * target refuses (bytes outside its heap) is remembered and reported by the next answer on that
+ * connection. Returns 1 when the peer said goodbye, 0 for a request served, a negative status
+ * when the connection broke. */
+static int serve_one(example_t *ex, int i) {
+  const int fd = ex->in_fd[i];
   request_t q;
   xshmem_status_t st = read_full(fd, &q, sizeof q, ex->timeout_ms);
   if (st != XSHMEM_SUCCESS) return st;
-  if (q.op == OP_BYE) return 1;
   reply_t r = {.status = XSHMEM_SUCCESS};
+  const void *data = NULL; /* what the answer carries after its header (get) */
+  int bad = 0;             /* the request names bytes outside the heap */
   switch (q.op) {
+    case OP_BYE:
+      return 1;
+    case OP_FLUSH:
+      break;
     case OP_PUT:
     case OP_PUT_SIGNAL:
-      if (!in_heap(ex, q.offset, q.nbytes) ||
-          (q.op == OP_PUT_SIGNAL && (!in_heap(ex, q.extra, 8) || q.extra % 8 != 0))) {
+      bad = !in_heap(ex, q.offset, q.nbytes) ||
+            (q.op == OP_PUT_SIGNAL && (!in_heap(ex, q.extra, 8) || q.extra % 8 != 0));
+      if (bad) {
         st = discard(ex, fd, q.nbytes);
-        r.status = XSHMEM_ERR_INVALID;
         break;
       }
       st = read_full(fd, ex->heap + q.offset, q.nbytes, ex->timeout_ms); /* the data */
       if (st == XSHMEM_SUCCESS && q.op == OP_PUT_SIGNAL) {
-        /* Then the signal: a release update, so a PE that sees it sees the data too. */
+        /* Then the signal, atomically: a PE that sees it sees the data too. */
         uint64_t *sig = (uint64_t *)(ex->heap + q.extra);
         if (q.sub == 1 /* XSHMEM_SIGNAL_ADD */)
           __atomic_fetch_add(sig, q.operand, __ATOMIC_SEQ_CST);
@@ -296,39 +294,39 @@ static int serve_one(example_t *ex, int fd, int from) {
       }
       break;
     case OP_GET:
-      if (!in_heap(ex, q.offset, q.nbytes)) {
-        r.status = XSHMEM_ERR_INVALID;
-        q.nbytes = 0;
+      bad = !in_heap(ex, q.offset, q.nbytes);
+      if (!bad) {
+        data = ex->heap + q.offset;
+        r.nbytes = q.nbytes;
       }
-      st = write_full(fd, &r, sizeof r, ex->timeout_ms);
-      if (st == XSHMEM_SUCCESS)
-        st = write_full(fd, ex->heap + (r.status ? 0 : q.offset), q.nbytes, ex->timeout_ms);
-      return st;
+      break;
     case OP_AMO: {
       const int width = amo_width(q.type);
-      if (!in_heap(ex, q.offset, (uint64_t)width) || q.offset % (uint64_t)width != 0 ||
-          q.sub > XSHMEM_AMO_FETCH_XOR) {
-        r.status = XSHMEM_ERR_INVALID;
-        break;
-      }
-      uint64_t old = 0;
+      bad = !in_heap(ex, q.offset, (uint64_t)width) || q.offset % (uint64_t)width != 0 ||
+            q.sub > XSHMEM_AMO_FETCH_XOR;
+      if (bad) break;
       if (width == 4) {
-        uint32_t o = 0;
-        AMO_ON(uint32_t, ex->heap + q.offset, q.sub, q.operand, q.extra, o);
-        old = o;
+        uint32_t old = 0;
+        AMO_ON(uint32_t, ex->heap + q.offset, q.sub, q.operand, q.extra, old);
+        r.value = old;
       } else {
-        AMO_ON(uint64_t, ex->heap + q.offset, q.sub, q.operand, q.extra, old);
+        AMO_ON(uint64_t, ex->heap + q.offset, q.sub, q.operand, q.extra, r.value);
       }
-      r.value = old;
       break;
     }
     default:
       LOG(XSHMEM_LOG_ERROR, "request with unknown op %u from pe %d; closing its connection (pe %d)",
-          q.op, from, ex->me);
+          q.op, ex->in_pe[i], ex->me);
       return XSHMEM_ERR_INTERNAL;
   }
   if (st != XSHMEM_SUCCESS) return st;
-  return write_full(fd, &r, sizeof r, ex->timeout_ms);
+  if (bad && ex->in_err[i] == XSHMEM_SUCCESS) ex->in_err[i] = XSHMEM_ERR_INVALID;
+  if (!q.reply) return 0;
+  r.status = ex->in_err[i];
+  ex->in_err[i] = XSHMEM_SUCCESS;
+  st = write_full(fd, &r, sizeof r, ex->timeout_ms);
+  if (st == XSHMEM_SUCCESS && data != NULL) st = write_full(fd, data, r.nbytes, ex->timeout_ms);
+  return st;
 }
 
 /* The receiver thread: waits on every incoming connection and serves whichever has a request. */
@@ -355,7 +353,7 @@ static void *receiver(void *arg) {
     for (int k = 1; k < np; ++k) {
       if (!p[k].revents) continue;
       const int i = idx[k];
-      int r = serve_one(ex, ex->in_fd[i], ex->in_pe[i]);
+      int r = serve_one(ex, i);
       if (r == 0) continue;
       if (r < 0)
         set_error(ex, XSHMEM_ERR_PEER_FAILED,
@@ -372,32 +370,36 @@ static void *receiver(void *arg) {
 
 /* ---- The issuing side ---- */
 
-/* Reads one reply from c (the oldest outstanding request's). */
-static xshmem_status_t read_reply(example_t *ex, out_conn_t *c, reply_t *r) {
-  xshmem_status_t st = read_full(c->fd, r, sizeof *r, ex->timeout_ms);
-  if (st != XSHMEM_SUCCESS) return st;
-  c->unacked--;
-  return r->status;
-}
-
-/* Reads replies until only `keep` requests of c are outstanding. */
-static xshmem_status_t drain(example_t *ex, out_conn_t *c, uint64_t keep) {
-  while (c->unacked > keep) {
-    reply_t r;
-    xshmem_status_t st = read_reply(ex, c, &r);
-    if (st != XSHMEM_SUCCESS) return st;
-  }
-  return XSHMEM_SUCCESS;
-}
-
-/* Sends request q (and nbytes of data) to pe on channel ch. */
+/* Sends request q, followed by q->nbytes of data when data is not NULL; a small put goes out
+ * as one write. */
 static xshmem_status_t send_request(example_t *ex, out_conn_t *c, const request_t *q,
                                     const void *data) {
-  xshmem_status_t st = drain(ex, c, MAX_UNACKED - 1);
-  if (st == XSHMEM_SUCCESS) st = write_full(c->fd, q, sizeof *q, ex->timeout_ms);
-  if (st == XSHMEM_SUCCESS && data != NULL) st = write_full(c->fd, data, q->nbytes, ex->timeout_ms);
-  if (st == XSHMEM_SUCCESS) c->unacked++;
+  xshmem_status_t st;
+  if (data != NULL && q->nbytes <= SMALL_PUT) {
+    char buf[sizeof *q + SMALL_PUT];
+    memcpy(buf, q, sizeof *q);
+    memcpy(buf + sizeof *q, data, q->nbytes);
+    st = write_full(c->fd, buf, sizeof *q + q->nbytes, ex->timeout_ms);
+  } else {
+    st = write_full(c->fd, q, sizeof *q, ex->timeout_ms);
+    if (st == XSHMEM_SUCCESS && data != NULL)
+      st = write_full(c->fd, data, q->nbytes, ex->timeout_ms);
+  }
+  if (st == XSHMEM_SUCCESS && !q->reply) c->dirty = 1;
   return st;
+}
+
+/* Waits for the answer to the request just sent: the target answers in order and only the
+ * requests that ask for it, so the next answer on c is this one. It acknowledges every earlier
+ * request of c too. A get's bytes go to dst. */
+static xshmem_status_t wait_answer(example_t *ex, out_conn_t *c, reply_t *r, void *dst,
+                                   size_t nbytes) {
+  xshmem_status_t st = read_full(c->fd, r, sizeof *r, ex->timeout_ms);
+  if (st == XSHMEM_SUCCESS && r->nbytes != 0)
+    st = r->nbytes == nbytes ? read_full(c->fd, dst, nbytes, ex->timeout_ms) : XSHMEM_ERR_INTERNAL;
+  if (st != XSHMEM_SUCCESS) return st;
+  c->dirty = 0;
+  return r->status;
 }
 
 /* The connection of (channel, pe), with the channel locked; NULL (and an error) if pe is not a
@@ -437,12 +439,10 @@ static xshmem_status_t ex_get(void *ctx, int channel, int pe, void *dst, uint64_
   example_t *ex = ctx;
   out_conn_t *c = begin(ex, channel, pe, "get");
   if (c == NULL) return XSHMEM_ERR_INVALID;
-  request_t q = {.op = OP_GET, .offset = remote_offset, .nbytes = nbytes};
-  xshmem_status_t st = send_request(ex, c, &q, NULL);
-  if (st == XSHMEM_SUCCESS) st = drain(ex, c, 1); /* the replies of earlier requests */
+  request_t q = {.op = OP_GET, .reply = 1, .offset = remote_offset, .nbytes = nbytes};
   reply_t r;
-  if (st == XSHMEM_SUCCESS) st = read_reply(ex, c, &r);
-  if (st == XSHMEM_SUCCESS) st = read_full(c->fd, dst, nbytes, ex->timeout_ms);
+  xshmem_status_t st = send_request(ex, c, &q, NULL);
+  if (st == XSHMEM_SUCCESS) st = wait_answer(ex, c, &r, dst, nbytes);
   return end(ex, channel, pe, "get", st);
 }
 
@@ -456,16 +456,14 @@ static xshmem_status_t ex_amo(void *ctx, int channel, int pe, uint64_t remote_of
   request_t q = {.op = OP_AMO,
                  .sub = (uint32_t)op,
                  .type = (uint32_t)type,
+                 .reply = fetched != NULL, /* a fetching form waits for the old value */
                  .offset = remote_offset,
                  .operand = operand,
                  .extra = compare};
   xshmem_status_t st = send_request(ex, c, &q, NULL);
-  if (st == XSHMEM_SUCCESS && fetched != NULL) { /* a fetching form: wait for the value */
-    st = drain(ex, c, 1);
-    reply_t r;
-    if (st == XSHMEM_SUCCESS) st = read_reply(ex, c, &r);
-    if (st == XSHMEM_SUCCESS) *fetched = r.value;
-  }
+  reply_t r;
+  if (st == XSHMEM_SUCCESS && fetched != NULL) st = wait_answer(ex, c, &r, NULL, 0);
+  if (st == XSHMEM_SUCCESS && fetched != NULL) *fetched = r.value;
   return end(ex, channel, pe, "atomic", st);
 }
 
@@ -493,7 +491,8 @@ static xshmem_status_t ex_fence(void *ctx, int channel) {
   return XSHMEM_SUCCESS;
 }
 
-/* Waits for the reply of every request the channel sent, to every peer. */
+/* Completes every request the channel sent: a flush on each connection with unanswered
+ * requests, and its answer. */
 static xshmem_status_t ex_quiet(void *ctx, int channel) {
   example_t *ex = ctx;
   if (channel < 0 || channel >= ex->nch) return XSHMEM_ERR_INVALID;
@@ -502,7 +501,11 @@ static xshmem_status_t ex_quiet(void *ctx, int channel) {
   int failed = -1;
   for (int pe = 0; pe < ex->n && st == XSHMEM_SUCCESS; ++pe) {
     out_conn_t *c = &ex->out[channel * ex->n + pe];
-    if (c->fd >= 0) st = drain(ex, c, 0);
+    if (c->fd < 0 || !c->dirty) continue;
+    const request_t flush = {.op = OP_FLUSH, .reply = 1};
+    reply_t r;
+    st = send_request(ex, c, &flush, NULL);
+    if (st == XSHMEM_SUCCESS) st = wait_answer(ex, c, &r, NULL, 0);
     if (st != XSHMEM_SUCCESS) failed = pe;
   }
   return end(ex, channel, failed, "quiet", st);
@@ -685,7 +688,8 @@ static xshmem_status_t ex_connect(void *ctx, const uint8_t *selected,
   const int count = peers * ex->nch;
   ex->in_fd = calloc((size_t)count + 1, sizeof *ex->in_fd);
   ex->in_pe = calloc((size_t)count + 1, sizeof *ex->in_pe);
-  if (ex->in_fd == NULL || ex->in_pe == NULL) return XSHMEM_ERR_NOMEM;
+  ex->in_err = calloc((size_t)count + 1, sizeof *ex->in_err);
+  if (ex->in_fd == NULL || ex->in_pe == NULL || ex->in_err == NULL) return XSHMEM_ERR_NOMEM;
   xshmem_status_t st = XSHMEM_SUCCESS;
   for (int ch = 0; ch < ex->nch && st == XSHMEM_SUCCESS; ++ch)
     for (int pe = 0; pe < ex->n && st == XSHMEM_SUCCESS; ++pe)
@@ -752,6 +756,7 @@ static xshmem_status_t ex_finalize(void *ctx) {
   pthread_mutex_destroy(&ex->err_mu);
   free(ex->in_fd);
   free(ex->in_pe);
+  free(ex->in_err);
   free(ex->out);
   free(ex->chan_mu);
   free(ex->ports);
