@@ -54,13 +54,11 @@
 static const xshmem_core_services_v1_t *g_svc; /* set by load; valid until the process ends */
 
 /* ---- Configuration: one table, registered in load, read in init ---- */
+/* Fields: name, type, default, choices (ENUM and LIST only), one-sentence doc. */
 static const xshmem_config_entry_v1_t k_config[] = {
-    {.name = "XSHMEM_EXAMPLE_TIMEOUT",
-     .type = XSHMEM_CONFIG_DURATION,
-     .default_value = "10s",
-     .choices = NULL,
-     .doc = "Longest wait of the example transport for a peer's connection or reply; a peer "
-            "silent for longer is reported as failed."},
+    {"XSHMEM_EXAMPLE_TIMEOUT", XSHMEM_CONFIG_DURATION, "10s", NULL,
+     "Longest wait of the example transport for a peer's connection or reply; a peer silent for "
+     "longer is reported as failed."},
 };
 
 /* ---- The wire: fixed-size little structs, in the host's byte order (one host only) ---- */

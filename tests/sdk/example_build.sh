@@ -8,9 +8,9 @@ src=$1 prefix=$2 bdir=$3 tree=$4
 fail() { echo "sdk.example.build: FAIL: $*"; exit 1; }
 rm -rf "$bdir"
 start=$(date +%s)
-cmake -S "$src" -B "$bdir" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+"${CMAKE:-cmake}" -S "$src" -B "$bdir" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_FLAGS=-Werror >"$bdir.log" 2>&1 || { cat "$bdir.log"; fail "configure failed"; }
-cmake --build "$bdir" >>"$bdir.log" 2>&1 || { cat "$bdir.log"; fail "build failed"; }
+"${CMAKE:-cmake}" --build "$bdir" >>"$bdir.log" 2>&1 || { cat "$bdir.log"; fail "build failed"; }
 echo "sdk.example.build: configured and built in $(($(date +%s) - start)) s"
 so=$bdir/libxshmem_transport_example.so
 [ -e "$so" ] || fail "$so was not built"

@@ -8,7 +8,7 @@ set -u
 build=$1 prefix=$2
 fail() { echo "sdk.install: FAIL: $*"; exit 1; }
 rm -rf "$prefix"
-cmake --install "$build" --prefix "$prefix" >"$prefix.log" 2>&1 ||
+"${CMAKE:-cmake}" --install "$build" --prefix "$prefix" >"$prefix.log" 2>&1 ||
   { cat "$prefix.log"; fail "cmake --install $build --prefix $prefix failed"; }
 echo "sdk.install: installed $(grep -c 'Installing:' "$prefix.log") files into $prefix"
 libdir=$(ls -d "$prefix"/lib "$prefix"/lib/*-linux-gnu 2>/dev/null | while read -r d; do
