@@ -52,6 +52,7 @@ while read -r file kind name; do
   case "$file" in
     backends/*) plugin="transport/$(cut -d/ -f2 <<<"$file")" ;;
     bootstrap/*/*) plugin="bootstrap/$(cut -d/ -f2 <<<"$file")" ;;
+    plugins/example/*) plugin="transport/example" ;;  # built out of tree (tests/sdk)
   esac
   if [ -n "$plugin" ] && ! grep -qx -- "$plugin" <<<"$loaded"; then
     folder=$(dirname "$file")
