@@ -160,10 +160,11 @@ TEST_CASE("wrap-around: a 4-slot ring carries 2000 puts, each lands with its gua
 TEST_CASE("full ring: producers wait for the proxy (back-pressure) and meet the deadline",
           "[proxy]") {
   pt::FakeTransport ft(kPes, kHeap);
-  auto e = start(small_options(1, 4, 1, nullptr), ft);
-  ring::channels_t *cs = e->host_channels();
+  // NBI sources: they must outlive the engine, which executes what is queued when it stops.
   std::vector<unsigned char> src(256);
   for (size_t b = 0; b < src.size(); ++b) src[b] = pattern(1, 7, b);
+  auto e = start(small_options(1, 4, 1, nullptr), ft);
+  ring::channels_t *cs = e->host_channels();
 
   SECTION("a producer on a full ring goes on once the proxy frees a slot") {
     auto s = make_state(0);
