@@ -109,6 +109,24 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
      "neighbour), or auto (ring for teams of more than 8 PEs with blocks of at least 64 KiB, "
      "collect: on average; direct otherwise). Must be the same on every PE."},
     // ---- end collectives: data movement ----
+    // ---- proxy engine ----
+    {"XSHMEM_PROXY_CHANNELS", XSHMEM_CONFIG_INT, "4", nullptr,
+     "Request rings (channels) of the proxy engine, 1 to 64; each is a queue or endpoint of the "
+     "transports serving PROXY peers, and the operations of one channel complete in order."},
+    {"XSHMEM_PROXY_CHANNEL_MAP", XSHMEM_CONFIG_ENUM, "ctx", "ctx,warp",
+     "How an operation to a PROXY peer picks its channel: ctx (the context's entry modulo "
+     "XSHMEM_PROXY_CHANNELS) or warp (a GPU thread's global warp number modulo the channels; host "
+     "threads use ctx)."},
+    {"XSHMEM_PROXY_THREADS", XSHMEM_CONFIG_INT, "1", nullptr,
+     "Proxy threads per PE, 1 to XSHMEM_PROXY_CHANNELS; thread t drains channels t, t + threads, "
+     "..."},
+    {"XSHMEM_PROXY_RING_SLOTS", XSHMEM_CONFIG_INT, "256", nullptr,
+     "Requests each proxy channel holds (a power of two from 4 to 65536); a producer that finds "
+     "its channel full waits for the proxy."},
+    {"XSHMEM_PROXY_CPUS", XSHMEM_CONFIG_STRING, "", nullptr,
+     "CPUs the proxy threads are pinned to, as a list (\"0-3,8\"; the PEs of a host take turns "
+     "over it); empty: the CPUs near the PE's NIC, else near its GPU, else unpinned."},
+    // ---- end proxy engine ----
 };
 
 struct Entry {

@@ -34,6 +34,12 @@ Status memset_sync(void *, int, size_t) {
 Status copy_sync(void *, const void *, size_t) {
   return XSHMEM_ERR_UNSUPPORTED;
 }
+Status host_alloc_mapped(size_t, void **host, void **device) {
+  *host = nullptr;
+  *device = nullptr;
+  return XSHMEM_ERR_UNSUPPORTED;
+}
+void host_free(void *) {}
 
 }  // namespace xshmem::cuda
 

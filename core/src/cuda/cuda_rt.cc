@@ -517,6 +517,35 @@ Status copy_sync(void *dst, const void *src, size_t n) {
   return XSHMEM_SUCCESS;
 }
 
+Status host_alloc_mapped(size_t n, void **host, void **device) {
+  *host = nullptr;
+  *device = nullptr;
+  void *h = nullptr;
+  if (cudaError_t e = cudaHostAlloc(&h, n, cudaHostAllocMapped | cudaHostAllocPortable);
+      e != cudaSuccess) {
+    XLOG_ERROR(kSubsys,
+               "cannot allocate %zu bytes of mapped host memory: %s; lower the request "
+               "(XSHMEM_PROXY_CHANNELS, XSHMEM_PROXY_RING_SLOTS)",
+               n, rt_error("cudaHostAlloc", e).c_str());
+    return XSHMEM_ERR_NOMEM;
+  }
+  void *d = nullptr;
+  if (cudaError_t e = cudaHostGetDevicePointer(&d, h, 0); e != cudaSuccess) {
+    XLOG_ERROR(kSubsys, "mapped host memory of %zu bytes has no device address: %s", n,
+               rt_error("cudaHostGetDevicePointer", e).c_str());
+    (void)cudaFreeHost(h);
+    return XSHMEM_ERR_IO;
+  }
+  memset(h, 0, n);
+  *host = h;
+  *device = d;
+  return XSHMEM_SUCCESS;
+}
+
+void host_free(void *host) {
+  if (host != nullptr) (void)cudaFreeHost(host);
+}
+
 }  // namespace xshmem::cuda
 
 // ---- runtime.h: the GPU-heap contract

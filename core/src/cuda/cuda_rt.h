@@ -48,6 +48,13 @@ Status publish_state(const dev::state_t &host);
 Status memset_sync(void *dst, int value, size_t n);
 Status copy_sync(void *dst, const void *src, size_t n);
 
+// Pinned host memory mapped into every GPU (cudaHostAlloc, mapped and portable; the proxy
+// rings): *host is its address for CPU code, *device for GPU code (the same under UVA), zeroed.
+// XSHMEM_ERR_UNSUPPORTED without CUDA, XSHMEM_ERR_NOMEM when the driver refuses (logged).
+Status host_alloc_mapped(size_t n, void **host, void **device);
+// Frees memory of host_alloc_mapped (by its host address); nullptr is ignored.
+void host_free(void *host);
+
 }  // namespace xshmem::cuda
 
 #endif  // XSHMEM_CORE_CUDA_RT_H
