@@ -13,7 +13,7 @@
 #include <xshmem/device/state.h>
 #include <xshmem/plugin/bootstrap_v1.h>
 #include <xshmem/plugin/transport_v1.h>
-#include "../../plugins/src/loader.h"
+#include "loader.h"
 #include "heap.h"
 #include "runtime.h"
 #include "status.h"
