@@ -8,6 +8,8 @@
  *   TP_REGISTER_OK               heap_register succeeds (the transport starts, reaching no one)
  *   TP_DATA_OPS                  provides a data-operations table (ABI 1.2) ...
  *   TP_DATA_OPS_SIZE             ... whose struct_size is this (default: the SDK's size)
+ *   TP_JOBINFO                   init() logs the job info's 1.2 fields at warn level (then heap
+ *                                registration fails, so the job goes on without this transport)
  *   TP_PREDICT                   provides predict (ABI 1.2): reaches a pair when the sum of the two
  *                                PE numbers is even, at 10 ns (cheaper than hostshm), with a reason
  * The good transport registers XSHMEM_UNITTEST_GOOD_KNOB in load() and hands the value it read
@@ -50,6 +52,17 @@ static xshmem_status_t tp_load(const xshmem_core_services_v1_t *svc) {
 
 #if defined(TP_TRANSPORT)
 static xshmem_status_t tp_init(void **ctx) {
+#ifdef TP_JOBINFO
+  const xshmem_job_info_v1_t *ji = g_svc->job_info();
+  if (XSHMEM_JOB_INFO_HAS(ji, heap_kind))
+    XSHMEM_PLOG(g_svc, XSHMEM_LOG_WARN, TP_NAME,
+                "pe %d of %d: nic %s, gpu_pci %s, num_channels %d, heap_kind %s", ji->my_pe,
+                ji->n_pes, ji->nic ? ji->nic : "none", ji->gpu_pci ? ji->gpu_pci : "none",
+                ji->num_channels, ji->heap_kind == XSHMEM_MEM_DEVICE ? "device" : "host");
+  else
+    XSHMEM_PLOG(g_svc, XSHMEM_LOG_WARN, TP_NAME, "job info of %u bytes has no 1.2 fields",
+                ji->struct_size);
+#endif
   *ctx = (void *)(intptr_t)g_knob;
   return XSHMEM_SUCCESS;
 }
