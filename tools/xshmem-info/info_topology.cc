@@ -210,7 +210,8 @@ Section plan_report(const std::vector<topo::Machine> &machines, int per_node, in
     if (!select::parse_pair_rules(pair_text, per_node * nodes, &rules, &error))
       p.errors.push_back("XSHMEM_PAIR_TRANSPORTS=\"" + pair_text + "\": " + error);
     pair_note = "XSHMEM_PAIR_TRANSPORTS=\"" + pair_text +
-                "\": pair rules are applied at init only; this plan does not show them";
+                "\": pair rules are applied at init only; the model's plan does not show them (the "
+                "plugins' prediction below applies them)";
   }
   json j = json::parse(topo::plan_json(p, pairs));
   if (pairs && !p.full_pairs())
