@@ -104,7 +104,9 @@ Predicted predict_plan(const std::vector<topo::Machine> &machines, const topo::P
           static_cast<size_t>(a.gpu) < m.gpu_gpu.size() &&
           static_cast<size_t>(b.gpu) < m.gpu_gpu[a.gpu].size()) {
         const topo::GpuLink &l = m.gpu_gpu[a.gpu][b.gpu];
-        self.gpu_p2p_with_peer = peer.gpu_p2p_with_peer = a.gpu == b.gpu || l.p2p ? 1 : 0;
+        // NVLinks give peer access (as the model counts them); else the PCIe P2P finding.
+        self.gpu_p2p_with_peer = peer.gpu_p2p_with_peer =
+            a.gpu == b.gpu || l.p2p || l.nvlinks > 0 ? 1 : 0;
         self.nvlinks_with_peer = peer.nvlinks_with_peer = l.nvlinks;
       }
       for (size_t t = 0; t < nt; ++t) {
