@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -28,6 +29,8 @@ const xshmem_config_entry_v1_t kConfig[] = {
 
 struct Ctx {
   int my_pe = -1, n_pes = 0;
+  std::vector<uint64_t> host_id;  // [n_pes]
+  xshmem_mem_kind_t heap_kind = XSHMEM_MEM_HOST;
   size_t heap_size = 0;
   void *my_base = nullptr;
   std::vector<void *> peer_base;  // [n_pes]: mapped heaps (my own base for me), or nullptr
@@ -45,6 +48,7 @@ xshmem_status_t hostshm_init(void **ctx) {
   c->my_pe = job->my_pe;
   c->n_pes = job->n_pes;
   c->peer_base.assign(c->n_pes, nullptr);
+  c->host_id.assign(job->host_id, job->host_id + job->n_pes);
   *ctx = c;
   return XSHMEM_SUCCESS;
 }
@@ -68,6 +72,7 @@ xshmem_status_t hostshm_heap_register(void *ctx, const xshmem_mem_region_v1_t *h
     return st;
   }
   c->heap_size = heap->size;
+  c->heap_kind = heap->kind;
   c->my_base = heap->base;
   if (usable) c->peer_base[c->my_pe] = heap->base;
   for (int pe = 0; pe < c->n_pes; ++pe) {
@@ -91,9 +96,23 @@ xshmem_status_t hostshm_heap_register(void *ctx, const xshmem_mem_region_v1_t *h
   return XSHMEM_SUCCESS;
 }
 
-xshmem_status_t hostshm_can_reach(void *ctx, int pe, xshmem_peer_info_v1_t *info) {
-  Ctx *c = static_cast<Ctx *>(ctx);
-  if (pe < 0 || pe >= c->n_pes || !c->peer_base[pe]) return XSHMEM_ERR_UNREACHABLE;
+void set_reason(xshmem_peer_info_v1_t *info, const char *text) {
+  if (XSHMEM_PEER_INFO_HAS(info, reason)) snprintf(info->reason, sizeof(info->reason), "%s", text);
+}
+
+// The one rule of hostshm, shared by can_reach (the job) and predict (the plan), so the two cannot
+// disagree: both heaps in host memory, on one host. Fills info and returns SUCCESS, or writes the
+// reason and returns UNREACHABLE.
+xshmem_status_t rule(bool same_host, xshmem_mem_kind_t mine, xshmem_mem_kind_t theirs,
+                     xshmem_peer_info_v1_t *info) {
+  if (mine != XSHMEM_MEM_HOST || theirs != XSHMEM_MEM_HOST) {
+    set_reason(info, "heap in GPU memory: hostshm serves host heaps");
+    return XSHMEM_ERR_UNREACHABLE;
+  }
+  if (!same_host) {
+    set_reason(info, "peer on another host (host id differs)");
+    return XSHMEM_ERR_UNREACHABLE;
+  }
   info->path = XSHMEM_PATH_LSA;
   // CPU atomics on shared pages are native; memcpy may use non-temporal stores, so puts are not
   // delivered in issue order without a fence.
@@ -101,7 +120,30 @@ xshmem_status_t hostshm_can_reach(void *ctx, int pe, xshmem_peer_info_v1_t *info
   info->latency_ns = static_cast<uint32_t>(g_svc->config_get_int("XSHMEM_HOSTSHM_LATENCY_NS"));
   info->bandwidth_mbps = 10000;
   info->lsa_base = nullptr;
+  set_reason(info, "same host: the heaps are shared memory");
   return XSHMEM_SUCCESS;
+}
+
+xshmem_status_t hostshm_can_reach(void *ctx, int pe, xshmem_peer_info_v1_t *info) {
+  Ctx *c = static_cast<Ctx *>(ctx);
+  if (pe < 0 || pe >= c->n_pes) {
+    set_reason(info, "no such pe");
+    return XSHMEM_ERR_UNREACHABLE;
+  }
+  // Heaps are all of one kind in a job.
+  xshmem_status_t st =
+      rule(c->host_id[pe] == c->host_id[c->my_pe], c->heap_kind, c->heap_kind, info);
+  if (st == XSHMEM_SUCCESS && !c->peer_base[pe]) {
+    set_reason(info, "the peer's heap could not be mapped here (no shareable descriptor)");
+    return XSHMEM_ERR_UNREACHABLE;
+  }
+  return st;
+}
+
+// Plan without a job (xshmem-info --plan): the same rule on the PEs as the topology describes them.
+xshmem_status_t hostshm_predict(const xshmem_plan_pe_v1_t *self, const xshmem_plan_pe_v1_t *peer,
+                                xshmem_peer_info_v1_t *info) {
+  return rule(self->host_id == peer->host_id, self->heap, peer->heap, info);
 }
 
 xshmem_status_t hostshm_connect(void *ctx, const uint8_t *selected, xshmem_peer_info_v1_t *infos) {
@@ -144,5 +186,5 @@ const xshmem_transport_v1_t xshmem_transport_plugin_v1 = {
     .finalize = hostshm_finalize,
     .heap_grow = nullptr,  // host heaps are whole from the start
     .data_ops = nullptr,   // LSA only: the path code loads and stores
-    .predict = nullptr,
+    .predict = hostshm_predict,
 };

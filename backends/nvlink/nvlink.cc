@@ -102,6 +102,7 @@ struct Mapping {
 
 struct Peer {
   bool reachable = false;
+  std::string reason;  // can_reach's reason (the rule's text for this peer)
   bool native_atomics = false;
   bool same_gpu = false;
   CUdeviceptr range = 0;  // reserved in this process (0 for this PE: its own heap is the base)
@@ -112,6 +113,7 @@ struct Peer {
 struct Ctx {
   int my_pe = -1, n_pes = 0;
   bool active = false;  // this PE has a GPU heap and a driver
+  std::string inactive_why = "heap in host memory: nvlink serves GPU heaps";
   Driver drv;
   CUdevice dev = 0;
   CUcontext cuctx = nullptr;  // the device's primary context, retained
@@ -189,41 +191,98 @@ void unmap_all(Ctx *c) {
   }
 }
 
+// What the rule knows of a pair: the job (find_peers) and the plan (predict) fill it alike.
+struct Facts {
+  bool my_gpu_heap = false, peer_gpu_heap = false;  // both heaps in GPU memory
+  bool same_host = false;
+  bool same_gpu = false;
+  bool peer_visible = true;  // the peer's GPU is visible to this process (job only)
+  int peer_access = -1;      // 1 yes, 0 no, -1 unknown
+  int nvlinks = -1;          // NVLinks between the two GPUs, -1 unknown
+  std::string mine, theirs;  // the GPUs, for the reason ("GPU 0 (0000:1b:00.0)")
+};
+
+// The one rule of nvlink, shared by can_reach (through find_peers) and predict, so the plan and
+// init cannot disagree: both heaps in GPU memory, one host, and the same GPU or two with peer
+// access. Returns whether the peer is reached; *why gets the reason either way.
+bool rule(const Facts &f, std::string *why) {
+  if (!f.my_gpu_heap || !f.peer_gpu_heap) {
+    *why = "heap in host memory: nvlink serves GPU heaps";
+    return false;
+  }
+  if (!f.same_host) {
+    *why = "peer on another host (host id differs)";
+    return false;
+  }
+  if (f.same_gpu) {
+    *why = "same GPU " + f.mine;
+    return true;
+  }
+  if (!f.peer_visible) {
+    *why = "GPU " + f.theirs + " is not visible here (CUDA_VISIBLE_DEVICES)";
+    return false;
+  }
+  const bool linked = f.nvlinks > 0;
+  if (f.peer_access == 0 || (f.peer_access < 0 && !linked)) {
+    *why = "no peer access between GPU " + f.mine + " and GPU " + f.theirs;
+    return false;
+  }
+  *why = "peer access between GPU " + f.mine + " and GPU " + f.theirs +
+         (linked ? " (" + std::to_string(f.nvlinks) + " NVLinks)" : std::string());
+  return true;
+}
+
+void set_reason(xshmem_peer_info_v1_t *info, const std::string &text) {
+  if (XSHMEM_PEER_INFO_HAS(info, reason))
+    snprintf(info->reason, sizeof(info->reason), "%s", text.c_str());
+}
+
 // Decides which peers this PE's GPU can reach: same host, and the same GPU or one it has peer
 // access to.
 void find_peers(Ctx *c, const std::vector<Card> &cards) {
   const xshmem_job_info_v1_t *job = g_svc->job_info();
   const uint64_t my_host = job->host_id[c->my_pe];
-  std::vector<std::string> why_not;
   for (int pe = 0; pe < c->n_pes; ++pe) {
     Peer &p = c->peers[pe];
-    if (!cards[pe].has_gpu || job->host_id[pe] != my_host) continue;
-    p.bus_id.assign(cards[pe].bus_id, strnlen(cards[pe].bus_id, sizeof(cards[pe].bus_id)));
-    if (pe == c->my_pe || p.bus_id == cards[c->my_pe].bus_id) {
-      // The same GPU: its memory is local, atomics are native.
-      p.reachable = p.native_atomics = p.same_gpu = true;
-      continue;
-    }
+    Facts f;
+    f.my_gpu_heap = true;  // find_peers runs only on a PE with a GPU heap
+    f.peer_gpu_heap = cards[pe].has_gpu != 0;
+    f.same_host = job->host_id[pe] == my_host;
+    f.mine = cards[c->my_pe].bus_id;
+    if (f.peer_gpu_heap)
+      p.bus_id.assign(cards[pe].bus_id, strnlen(cards[pe].bus_id, sizeof(cards[pe].bus_id)));
+    f.theirs = p.bus_id;
+    f.same_gpu = f.peer_gpu_heap && (pe == c->my_pe || p.bus_id == cards[c->my_pe].bus_id);
     CUdevice peer_dev = 0;
-    CUresult r = c->drv.cuDeviceGetByPCIBusId(&peer_dev, p.bus_id.c_str());
-    if (r != CUDA_SUCCESS) {
-      // CUDA_VISIBLE_DEVICES hides it from this process: peer access cannot be checked.
-      NLOG(XSHMEM_LOG_INFO, "pe %d: its GPU %s is not visible here (%s); not reached by nvlink", pe,
-           p.bus_id.c_str(), cu_err(c, r).c_str());
+    if (f.peer_gpu_heap && f.same_host && !f.same_gpu) {
+      CUresult r = c->drv.cuDeviceGetByPCIBusId(&peer_dev, p.bus_id.c_str());
+      if (r != CUDA_SUCCESS) {
+        // CUDA_VISIBLE_DEVICES hides it from this process: peer access cannot be checked.
+        f.peer_visible = false;
+        NLOG(XSHMEM_LOG_INFO, "pe %d: its GPU %s is not visible here (%s); not reached by nvlink",
+             pe, p.bus_id.c_str(), cu_err(c, r).c_str());
+      } else {
+        int can = 0;
+        c->drv.cuDeviceCanAccessPeer(&can, c->dev, peer_dev);
+        f.peer_access = can ? 1 : 0;
+      }
+    }
+    p.reachable = rule(f, &p.reason);
+    if (!f.peer_gpu_heap)  // heaps are of one kind in a job: the peer's GPU failed in nvlink
+      p.reason = "pe " + std::to_string(pe) + "'s GPU cannot be used by nvlink (see its warning)";
+    if (!p.reachable) {
+      if (f.peer_gpu_heap && f.same_host && f.peer_visible)
+        NLOG(XSHMEM_LOG_INFO, "pe %d: %s; not reached by nvlink", pe, p.reason.c_str());
       continue;
     }
-    int can = 0, atomics = 0;
-    c->drv.cuDeviceCanAccessPeer(&can, c->dev, peer_dev);
-    if (!can) {
-      NLOG(XSHMEM_LOG_INFO,
-           "pe %d: GPU %s cannot access GPU %s (no peer access); not reached by "
-           "nvlink",
-           pe, cards[c->my_pe].bus_id, p.bus_id.c_str());
+    if (f.same_gpu) {
+      // The same GPU: its memory is local, atomics are native.
+      p.native_atomics = p.same_gpu = true;
       continue;
     }
+    int atomics = 0;
     c->drv.cuDeviceGetP2PAttribute(&atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED,
                                    c->dev, peer_dev);
-    p.reachable = true;
     p.native_atomics = atomics != 0;
   }
 }
@@ -258,6 +317,8 @@ xshmem_status_t nvlink_heap_register(void *ctx, const xshmem_mem_region_v1_t *he
   std::vector<Card> cards(c->n_pes);
   xshmem_status_t st = g_svc->allgather(&mine, cards.data(), sizeof(Card));
   if (st != XSHMEM_SUCCESS) return st;
+  if (device_heap && !mine.has_gpu)
+    c->inactive_why = "this PE's GPU cannot be used by nvlink (see the warning above)";
   if (!mine.has_gpu) {
     if (c->cuctx) c->drv.cuDevicePrimaryCtxRelease(c->dev);
     c->cuctx = nullptr;
@@ -355,15 +416,53 @@ xshmem_status_t nvlink_heap_grow(void *ctx, const xshmem_mem_chunk_v1_t *chunk) 
 
 xshmem_status_t nvlink_can_reach(void *ctx, int pe, xshmem_peer_info_v1_t *info) {
   Ctx *c = static_cast<Ctx *>(ctx);
-  if (!c->active || pe < 0 || pe >= c->n_pes || !c->peers[pe].reachable)
+  if (pe < 0 || pe >= c->n_pes) {
+    set_reason(info, "no such pe");
     return XSHMEM_ERR_UNREACHABLE;
+  }
+  if (!c->active) {
+    set_reason(info, c->inactive_why);
+    return XSHMEM_ERR_UNREACHABLE;
+  }
   const Peer &p = c->peers[pe];
+  set_reason(info, p.reason);
+  if (!p.reachable) return XSHMEM_ERR_UNREACHABLE;
   info->path = XSHMEM_PATH_LSA;
   // Stores through NVLink mappings are not delivered in issue order without a fence.
   info->flags = p.native_atomics ? XSHMEM_PEER_ATOMICS_NATIVE : 0;
   info->latency_ns = static_cast<uint32_t>(c->latency_ns);
   info->bandwidth_mbps = static_cast<uint32_t>(c->bandwidth_mbps);
   info->lsa_base = pe == c->my_pe ? c->my_base : reinterpret_cast<void *>(p.range);
+  return XSHMEM_SUCCESS;
+}
+
+// Plan without a job (xshmem-info --plan): the same rule on the PEs as the topology describes
+// them. Costs are the configured ones (predict runs after load, without init).
+xshmem_status_t nvlink_predict(const xshmem_plan_pe_v1_t *self, const xshmem_plan_pe_v1_t *peer,
+                               xshmem_peer_info_v1_t *info) {
+  Facts f;
+  f.my_gpu_heap = self->gpu >= 0 && self->heap == XSHMEM_MEM_DEVICE;
+  f.peer_gpu_heap = peer->gpu >= 0 && peer->heap == XSHMEM_MEM_DEVICE;
+  f.same_host = self->host_id == peer->host_id;
+  auto name = [](const xshmem_plan_pe_v1_t *p) {
+    std::string n = std::to_string(p->gpu);
+    if (p->gpu_pci) n += std::string(" (") + p->gpu_pci + ")";
+    return n;
+  };
+  f.mine = name(self);
+  f.theirs = name(peer);
+  f.same_gpu = f.same_host && self->gpu == peer->gpu;
+  f.peer_access = peer->gpu_p2p_with_peer;
+  f.nvlinks = peer->nvlinks_with_peer;
+  std::string why;
+  const bool yes = rule(f, &why);
+  set_reason(info, why);
+  if (!yes) return XSHMEM_ERR_UNREACHABLE;
+  info->path = XSHMEM_PATH_LSA;
+  info->flags = XSHMEM_PEER_ATOMICS_NATIVE;  // the job asks the driver; the plan assumes native
+  info->latency_ns = static_cast<uint32_t>(g_svc->config_get_int("XSHMEM_NVLINK_LATENCY_NS"));
+  info->bandwidth_mbps =
+      static_cast<uint32_t>(g_svc->config_get_int("XSHMEM_NVLINK_BANDWIDTH_MBPS"));
   return XSHMEM_SUCCESS;
 }
 
@@ -424,5 +523,5 @@ const xshmem_transport_v1_t xshmem_transport_plugin_v1 = {
     .finalize = nvlink_finalize,
     .heap_grow = nvlink_heap_grow,
     .data_ops = nullptr,  // LSA only: the path code loads and stores
-    .predict = nullptr,
+    .predict = nvlink_predict,
 };

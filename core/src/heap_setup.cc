@@ -20,7 +20,7 @@
 #include <xshmem/device/coll_move.h>    // collectives: data movement
 #include <xshmem/xshmem.h>
 #include <xshmem/xshmemx.h>
-#include "../../plugins/src/loader.h"
+#include "loader.h"
 #include "checks.h"
 #include "config.h"
 #include "cuda/cuda_rt.h"
@@ -176,6 +176,9 @@ Status create_heap() {
   // GPU heap: reserve it all, commit only what the internal region needs (the rest comes with
   // allocations: committing gigabytes at init would cost seconds).
   XSHMEM_CHECK(cuda::open(plan.gpu.device));
+  // Job info 1.2: the heap's GPU, for transports (NULL for host heaps).
+  g_rt.gpu_pci = plan.gpu.pci_bus_id;
+  g_rt.job.gpu_pci = g_rt.gpu_pci.empty() ? nullptr : g_rt.gpu_pci.c_str();
   Status st = g_rt.heap.create_device(size, plan.gpu.device, plan.granularity, plan.chunk);
   if (st.ok()) st = g_rt.heap.commit(internal);
   if (!all_ok(st.ok())) return st.ok() ? XSHMEM_ERR_NOMEM : st;

@@ -20,7 +20,7 @@
 #include <xshmem/device/coll_move.h>    // collectives: data movement
 #include <xshmem/xshmem.h>
 #include <xshmem/xshmemx.h>
-#include "../../plugins/src/loader.h"
+#include "loader.h"
 #include "checks.h"
 #include "config.h"
 #include "cuda/cuda_rt.h"

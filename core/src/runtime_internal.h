@@ -13,7 +13,7 @@
 #include <xshmem/device/state.h>
 #include <xshmem/plugin/bootstrap_v1.h>
 #include <xshmem/plugin/transport_v1.h>
-#include "../../plugins/src/loader.h"
+#include "loader.h"
 #include "heap.h"
 #include "runtime.h"
 #include "status.h"
@@ -30,9 +30,12 @@ struct ActiveTransport {
   bool has_data_ops = false;
 };
 
-// Fills at.data from the plugin's table (stubs for what it lacks). False, with a log line,
-// when the table is smaller than XSHMEM_TRANSPORT_DATA_OPS_V1_MIN_SIZE (transports.cc).
-bool adopt_data_ops(ActiveTransport &at);
+// Fills at.data from the plugin's table (stubs for what it lacks; the loader refused tables
+// smaller than XSHMEM_TRANSPORT_DATA_OPS_V1_MIN_SIZE). transports.cc.
+void adopt_data_ops(ActiveTransport &at);
+// After init: a transport with an error_query gets a quiet that polls it (host PROXY path), so
+// an asynchronous failure stops the job at the next quiet with the transport's line.
+void watch_async_errors(ActiveTransport &at);
 
 // Everything init creates; destroyed in reverse order by finalize.
 struct Runtime {
@@ -47,6 +50,7 @@ struct Runtime {
   std::vector<int> local_rank;
   std::string token;
   xshmem_job_info_v1_t job{};
+  std::string gpu_pci;  // job.gpu_pci points here (GPU heaps), else job.gpu_pci is NULL
   // Heap.
   HeapMemory heap;
   Allocator alloc;

@@ -1,12 +1,14 @@
-// xshmem core: the user's transport selection overrides and the chosen-path matrix.
+// xshmem core: transport selection -- the user's overrides, the per-peer choice, the two-ends
+// agreement, and the chosen-path matrix.
 //
-// XSHMEM_PAIR_TRANSPORTS is parsed here (context.cc's start_transports applies it, with
-// XSHMEM_REMOTE_TRANSPORT, before the cost-based choice). Pure functions, no job needed, so the
-// unit tests exercise them directly.
+// Pure functions, no job needed: init (transports.cc's start_transports, with can_reach's
+// answers) and the plan (xshmem-info --plan, with predict's answers) call the same choose(), and
+// the unit tests exercise it directly (tests/unit/test_selection.cc).
 #ifndef XSHMEM_CORE_SELECTION_H
 #define XSHMEM_CORE_SELECTION_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,51 @@ const PairRule *find_pair_rule(const std::vector<PairRule> &rules, int p, int q)
 // Above `max_full` PEs, one line per transport with its count of ordered pairs instead.
 std::vector<std::string> format_matrix(const std::vector<int8_t> &choice, int n,
                                        const std::vector<std::string> &names, int max_full = 32);
+
+// What one transport said of one peer (can_reach at init, predict in the plan).
+struct Answer {
+  bool reached = false;
+  int path = 0;  // xshmem_path_t
+  uint32_t latency_ns = 0, bandwidth_mbps = 0;
+  std::string reason;  // the plugin's reason (may be empty)
+};
+
+// The rules the choice applies, in order: a pair rule (XSHMEM_PAIR_TRANSPORTS), then `remote`
+// (XSHMEM_REMOTE_TRANSPORT) for a peer on another host, then the cheapest transport that reaches
+// the peer: lowest latency, then highest bandwidth, then the lowest index (callers order the
+// transports by name, so every PE breaks a tie alike).
+struct Rules {
+  std::vector<PairRule> pairs;
+  std::string remote;  // lower case, "" for none
+  // How the message of a rule naming a transport that is not among `names` goes on ("did not
+  // start (see the warning above)" at init, "is not loaded" in the plan).
+  std::string absent = "did not start (see the warning above)";
+};
+
+// The choice for one peer: a transport index, or -1 and a sentence naming the pair and why.
+struct Choice {
+  int transport = -1;
+  std::string error;
+  // When no transport reaches the peer: each transport's reason, "name: reason; ...".
+  std::string tried;
+};
+
+// The choice of PE `me` for every peer 0..n-1. `answers` is n * names.size(), row major by peer
+// ([pe * names.size() + t]); `host_id` has n entries (equal: the same host). `fallback_reason`,
+// when set, gives the text for a transport whose answer has no reason (the core knows some
+// reasons from the plugin's caps); it returns "" when it knows none.
+std::vector<Choice> choose(
+    int me, int n, const std::vector<std::string> &names, const std::vector<Answer> &answers,
+    const Rules &rules, const std::vector<uint64_t> &host_id,
+    const std::function<std::string(size_t t, int pe)> &fallback_reason = {});
+
+// Both ends of a pair use one transport. `mine[pe]` is this PE's choice, `lower[pe]` the choice of
+// min(me, pe) for the pair (from the gathered matrix), `answers` as for choose(). Where they
+// differ, the lower PE's choice wins if this end reaches the peer with it too; else the peer's
+// Choice carries an error sentence.
+std::vector<Choice> agree(int me, int n, const std::vector<std::string> &names,
+                          const std::vector<int> &mine, const std::vector<int> &lower,
+                          const std::vector<Answer> &answers);
 
 }  // namespace xshmem::select
 

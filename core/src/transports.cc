@@ -20,7 +20,7 @@
 #include <xshmem/device/coll_move.h>    // collectives: data movement
 #include <xshmem/xshmem.h>
 #include <xshmem/xshmemx.h>
-#include "../../plugins/src/loader.h"
+#include "loader.h"
 #include "checks.h"
 #include "config.h"
 #include "cuda/cuda_rt.h"
@@ -109,9 +109,41 @@ xshmem_status_t stub_error_query(void *, char *buf, size_t len) {
   return XSHMEM_SUCCESS;  // no asynchronous errors to report
 }
 
+// Asynchronous errors (error_query) are polled once per quiet, on the host: the adopted quiet of a
+// transport with an error_query is this wrapper, so the PROXY path's quiet (host_remote.h) stops
+// the job with the transport's own line. The LSA path never goes through it.
+struct Watched {
+  void *ctx;
+  xshmem_status_t (*quiet)(void *, int);
+  xshmem_status_t (*error_query)(void *, char *, size_t);
+  std::string name;
+};
+std::mutex g_watch_mutex;  // written at init and finalize only; read by quiet
+std::vector<Watched> g_watched;
+
+xshmem_status_t quiet_and_poll(void *ctx, int channel) {
+  const Watched *w = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_watch_mutex);
+    for (const Watched &x : g_watched)
+      if (x.ctx == ctx) w = &x;
+  }
+  if (w == nullptr) return XSHMEM_ERR_INTERNAL;
+  xshmem_status_t st = w->quiet(ctx, channel);
+  char line[256] = {0};
+  xshmem_status_t err = w->error_query(ctx, line, sizeof(line));
+  if (err != XSHMEM_SUCCESS) {
+    line[sizeof(line) - 1] = '\0';
+    XLOG_ERROR(kSubsys, "transport %s reports an asynchronous error (status %d, %s): %s; stopping",
+               w->name.c_str(), err, Status::status_str(err), line[0] ? line : "no details given");
+    return err;
+  }
+  return st;
+}
+
 }  // namespace
 
-bool adopt_data_ops(ActiveTransport &at) {
+void adopt_data_ops(ActiveTransport &at) {
   const xshmem_transport_v1_t *t = at.plugin->ops;
   at.has_data_ops = XSHMEM_TRANSPORT_HAS_OP(t, data_ops);
   xshmem_transport_data_ops_v1_t &d = at.data;
@@ -127,16 +159,9 @@ bool adopt_data_ops(ActiveTransport &at) {
   d.mem_register = stub_mem_register;
   d.mem_deregister = stub_mem_deregister;
   d.error_query = stub_error_query;
-  if (!at.has_data_ops) return true;
+  if (!at.has_data_ops) return;
+  // The loader refused every table smaller than XSHMEM_TRANSPORT_DATA_OPS_V1_MIN_SIZE.
   const xshmem_transport_data_ops_v1_t *p = t->data_ops;
-  if (p->struct_size < XSHMEM_TRANSPORT_DATA_OPS_V1_MIN_SIZE) {
-    XLOG_WARN(kSubsys,
-              "transport %s: its data-operations table is %u bytes, smaller than the %zu of ABI "
-              "1.2's put..quiet; not used",
-              at.plugin->name.c_str(), p->struct_size, XSHMEM_TRANSPORT_DATA_OPS_V1_MIN_SIZE);
-    at.has_data_ops = false;
-    return false;
-  }
   d.flags = p->flags;
 #define XSHMEM_ADOPT(op) \
   if (XSHMEM_DATA_OPS_HAS_OP(p, op)) d.op = p->op
@@ -151,7 +176,13 @@ bool adopt_data_ops(ActiveTransport &at) {
   XSHMEM_ADOPT(mem_deregister);
   XSHMEM_ADOPT(error_query);
 #undef XSHMEM_ADOPT
-  return true;
+}
+
+void watch_async_errors(ActiveTransport &at) {
+  if (!at.has_data_ops || !XSHMEM_DATA_OPS_HAS_OP(at.plugin->ops->data_ops, error_query)) return;
+  std::lock_guard<std::mutex> lock(g_watch_mutex);
+  g_watched.push_back({at.ctx, at.data.quiet, at.data.error_query, at.plugin->name});
+  at.data.quiet = quiet_and_poll;
 }
 
 Status start_transports() {
@@ -179,6 +210,8 @@ Status start_transports() {
     need_nic = need_nic || (wanted(t.name) && (t.ops->caps & XSHMEM_TRANSPORT_CAP_NIC));
   XSHMEM_CHECK(nics::choose_at_init(need_nic, g_rt.job.my_pe, g_rt.job.n_pes, g_rt.host_id,
                                     g_rt.local_rank, !heap_on_device()));
+  // Job info 1.2: this PE's NIC, before any transport's init reads it (NULL when none).
+  g_rt.job.nic = nics::my_nic().empty() ? nullptr : nics::my_nic().c_str();
   // Plugins are tried in name order so every PE makes the same collective calls.
   std::vector<const plugins::Transport *> cands;
   for (auto &t : loader().transports())
@@ -187,7 +220,7 @@ Status start_transports() {
   xshmem_mem_region_v1_t region = g_rt.heap.region();
   for (auto *t : cands) {
     ActiveTransport at{t};
-    if (!adopt_data_ops(at)) continue;  // the same on every PE: the plugins are the same files
+    adopt_data_ops(at);
     xshmem_status_t st;
     {
       config::OwnerScope owner(t->name.c_str());
@@ -218,150 +251,119 @@ Status start_transports() {
       continue;
     }
     at.heap_registered = true;
+    watch_async_errors(at);
     g_rt.transports.push_back(at);
   }
   g_rt.heap.close_chunk_fds();  // every transport has imported (or dup'ed) what it needs
 
-  // Selection, per peer: a pair override, else XSHMEM_REMOTE_TRANSPORT for a peer on another
-  // host, else the cheapest transport that reaches it. A named transport that cannot serve the
-  // pair is an error, never a fallback to another one.
+  // Selection, per peer (selection.h, the same function as xshmem-info --plan): a pair
+  // override, else XSHMEM_REMOTE_TRANSPORT for a peer on another host, else the cheapest
+  // transport that reaches it. A named transport that cannot serve the pair is an error, never a
+  // fallback to another one.
   const int n = g_rt.job.n_pes, me = g_rt.job.my_pe;
   const size_t nt = g_rt.transports.size();
   if (nt > 127) {
     XLOG_ERROR(kSubsys, "%zu transports started; at most 127 are supported", nt);
     return XSHMEM_ERR_INTERNAL;
   }
-  std::vector<int> choice(n, -1);
-  std::vector<xshmem_peer_info_v1_t> best(n);
-  // can_reach's answer per (peer, transport), kept to settle the two ends of a pair below.
-  std::vector<uint8_t> reach(size_t(n) * nt, 0);
+  std::vector<std::string> names;
+  for (auto &at : g_rt.transports) names.push_back(at.plugin->name);
+  // can_reach's answer per (peer, transport); reach_info keeps what connect gets.
+  std::vector<select::Answer> answers(size_t(n) * nt);
   std::vector<xshmem_peer_info_v1_t> reach_info(size_t(n) * nt);
-  bool forced_ok = true;
-  for (int pe = 0; pe < n; ++pe) {
+  for (int pe = 0; pe < n; ++pe)
     for (size_t ti = 0; ti < nt; ++ti) {
       auto &at = g_rt.transports[ti];
       xshmem_peer_info_v1_t info{};
       info.struct_size = sizeof(info);
-      if (at.plugin->ops->can_reach(at.ctx, pe, &info) != XSHMEM_SUCCESS) continue;
-      reach[size_t(pe) * nt + ti] = 1;
-      reach_info[size_t(pe) * nt + ti] = info;
+      const bool ok = at.plugin->ops->can_reach(at.ctx, pe, &info) == XSHMEM_SUCCESS;
+      info.reason[sizeof(info.reason) - 1] = '\0';
+      select::Answer &a = answers[size_t(pe) * nt + ti];
+      a.reached = ok;
+      a.path = static_cast<int>(info.path);
+      a.latency_ns = info.latency_ns;
+      a.bandwidth_mbps = info.bandwidth_mbps;
+      a.reason = info.reason;
+      if (ok) reach_info[size_t(pe) * nt + ti] = info;
     }
-    std::string want, why;
-    if (const select::PairRule *rule = select::find_pair_rule(rules, me, pe)) {
-      want = rule->transport;
-      why = "XSHMEM_PAIR_TRANSPORTS entry '" + rule->text + "'";
-    } else if (!remote.empty() && g_rt.host_id[pe] != g_rt.host_id[me]) {
-      want = remote;
-      why = "XSHMEM_REMOTE_TRANSPORT=" + remote;
-    }
-    if (!want.empty()) {
-      int ti = -1;
-      for (size_t k = 0; k < nt; ++k)
-        if (g_rt.transports[k].plugin->name == want) ti = static_cast<int>(k);
-      if (ti < 0) {
-        XLOG_ERROR(kSubsys,
-                   "%s asks for transport %s between pe %d and pe %d, but %s did not start "
-                   "(see the warning above); fix it or change the override",
-                   why.c_str(), want.c_str(), me, pe, want.c_str());
-        forced_ok = false;
-      } else if (!reach[size_t(pe) * nt + ti]) {
-        XLOG_ERROR(kSubsys,
-                   "%s asks for transport %s between pe %d and pe %d, but %s cannot reach pe %d "
-                   "from pe %d; change the override",
-                   why.c_str(), want.c_str(), me, pe, want.c_str(), pe, me);
-        forced_ok = false;
-      } else {
-        choice[pe] = ti;
-        best[pe] = reach_info[size_t(pe) * nt + ti];
-      }
-      continue;
-    }
-    for (size_t ti = 0; ti < nt; ++ti) {
-      if (!reach[size_t(pe) * nt + ti]) continue;
-      const xshmem_peer_info_v1_t &info = reach_info[size_t(pe) * nt + ti];
-      if (choice[pe] < 0 || info.latency_ns < best[pe].latency_ns ||
-          (info.latency_ns == best[pe].latency_ns &&
-           info.bandwidth_mbps > best[pe].bandwidth_mbps)) {
-        choice[pe] = static_cast<int>(ti);
-        best[pe] = info;
-      }
-    }
-  }
-  int unreachable = -1;
-  for (int pe = 0; pe < n && unreachable < 0 && forced_ok; ++pe)
-    if (choice[pe] < 0) unreachable = pe;
-  if (unreachable >= 0) {
-    // Say why each started transport does not reach the peer where the core knows it: the
-    // heap's kind (nvlink with a host heap), another host, the PE itself.
+  // A plugin that gives no reason (1.0/1.1, or none written): what its caps say, where they say
+  // something (the heap's kind, another host).
+  auto caps_reason = [&](size_t ti, int pe) -> std::string {
+    const uint64_t caps = g_rt.transports[ti].plugin->ops->caps;
     const uint64_t heap_cap =
         heap_on_device() ? XSHMEM_TRANSPORT_CAP_DEVICE_HEAP : XSHMEM_TRANSPORT_CAP_HOST_HEAP;
-    std::string tried;
-    for (auto &at : g_rt.transports) {
-      tried += (tried.empty() ? "" : "; ") + at.plugin->name;
-      if (!(at.plugin->ops->caps & heap_cap))
-        tried += std::string(" serves ") + (heap_on_device() ? "host" : "GPU") +
-                 " heaps only, and the heap is in " + g_heap_why;
-      else if (g_rt.host_id[unreachable] != g_rt.host_id[me] &&
-               !(at.plugin->ops->caps & XSHMEM_TRANSPORT_CAP_NIC))
-        tried += " reaches no other host";
-      else
-        tried += " cannot reach it (its log lines say why)";
-    }
-    std::string others;
-    for (auto &t : loader().transports())
-      if (!wanted(t.name)) others += (others.empty() ? "" : ", ") + t.name;
-    XLOG_ERROR(kSubsys,
-               "no transport reaches pe %d from pe %d (XSHMEM_TRANSPORTS=\"%s\"; started: %s%s%s); "
-               "allow a transport that reaches it",
-               unreachable, me, allowed_text.c_str(),
-               tried.empty() ? "none (see the warnings above)" : tried.c_str(),
-               others.empty() ? "" : "; not allowed: ", others.c_str());
+    if (!(caps & heap_cap))
+      return std::string("serves ") + (heap_on_device() ? "host" : "GPU") +
+             " heaps only, and the heap is in " + g_heap_why;
+    if (g_rt.host_id[pe] != g_rt.host_id[me] && !(caps & XSHMEM_TRANSPORT_CAP_NIC))
+      return "reaches no other host";
+    return "";
+  };
+  select::Rules sel;
+  sel.pairs = rules;
+  sel.remote = remote;
+  const std::vector<select::Choice> picked =
+      select::choose(me, n, names, answers, sel, g_rt.host_id, caps_reason);
+  std::vector<int> choice(n, -1);
+  bool chose = true;
+  std::string others;
+  for (auto &t : loader().transports())
+    if (!wanted(t.name)) others += (others.empty() ? "" : ", ") + t.name;
+  for (int pe = 0; pe < n && chose; ++pe) {
+    choice[pe] = picked[pe].transport;
+    if (picked[pe].transport >= 0) continue;
+    chose = false;
+    if (picked[pe].error.rfind("no transport reaches", 0) == 0)
+      // Each started transport's own reason (can_reach), else what its caps say.
+      XLOG_ERROR(
+          kSubsys,
+          "no transport reaches pe %d from pe %d (XSHMEM_TRANSPORTS=\"%s\"; started: %s%s%s); "
+          "allow a transport that reaches it",
+          pe, me, allowed_text.c_str(),
+          nt == 0 ? "none (see the warnings above)" : picked[pe].tried.c_str(),
+          others.empty() ? "" : "; not allowed: ", others.c_str());
+    else
+      XLOG_ERROR(kSubsys, "%s", picked[pe].error.c_str());
   }
-  const bool chose = forced_ok && unreachable < 0;
   if (!all_ok(chose)) {
     if (chose)
       XLOG_ERROR(kSubsys, "another PE could not select a transport for one of its peers; stopping");
     return XSHMEM_ERR_UNREACHABLE;
   }
 
-  // Both ends of a pair use one transport (their connect calls pair up). Overrides are the same
-  // from both ends; where the cost-based choices differ, the lower PE's choice wins if this end
-  // reaches the peer with it too. The gathered matrix is also what PE 0 logs.
+  // Both ends of a pair use one transport (their connect calls pair up): select::agree. The
+  // gathered matrix is also what PE 0 logs.
   std::vector<int8_t> row(n), matrix(size_t(n) * n);
   for (int pe = 0; pe < n; ++pe) row[pe] = static_cast<int8_t>(choice[pe]);
   XSHMEM_CHECK(oob_allgather(row.data(), matrix.data(), n));
+  std::vector<int> lower(n);
+  for (int pe = 0; pe < n; ++pe)
+    lower[pe] = matrix[size_t(std::min(me, pe)) * n + std::max(me, pe)];
+  const std::vector<select::Choice> settled = select::agree(me, n, names, choice, lower, answers);
   bool agreed = true;
   for (int pe = 0; pe < n; ++pe) {
-    const int lo = std::min(me, pe), hi = std::max(me, pe);
-    const int8_t c = matrix[size_t(lo) * n + hi];
-    if (c == choice[pe]) continue;
-    if (c >= 0 && reach[size_t(pe) * nt + c]) {
-      XLOG_DEBUG(kSubsys, "pair (pe %d, pe %d): taking pe %d's choice %s over %s", me, pe, lo,
-                 g_rt.transports[c].plugin->name.c_str(),
-                 g_rt.transports[choice[pe]].plugin->name.c_str());
-      choice[pe] = c;
-      best[pe] = reach_info[size_t(pe) * nt + c];
-    } else {
-      XLOG_ERROR(kSubsys,
-                 "pe %d chose transport %s for the pair (pe %d, pe %d), but %s cannot reach pe %d "
-                 "from pe %d; name one transport for the pair in XSHMEM_PAIR_TRANSPORTS",
-                 lo, c >= 0 ? g_rt.transports[c].plugin->name.c_str() : "none", lo, hi,
-                 c >= 0 ? g_rt.transports[c].plugin->name.c_str() : "none", pe, me);
+    if (settled[pe].transport < 0) {
+      XLOG_ERROR(kSubsys, "%s", settled[pe].error.c_str());
       agreed = false;
+      continue;
     }
+    if (settled[pe].transport != choice[pe])
+      XLOG_DEBUG(kSubsys, "pair (pe %d, pe %d): taking pe %d's choice %s over %s", me, pe,
+                 std::min(me, pe), names[settled[pe].transport].c_str(), names[choice[pe]].c_str());
+    choice[pe] = settled[pe].transport;
   }
   if (!all_ok(agreed)) {
     if (agreed)
       XLOG_ERROR(kSubsys, "another PE could not agree on a transport with a peer; stopping");
     return XSHMEM_ERR_UNREACHABLE;
   }
+  std::vector<xshmem_peer_info_v1_t> best(n);
+  for (int pe = 0; pe < n; ++pe) best[pe] = reach_info[size_t(pe) * nt + choice[pe]];
   if (me == 0 && log::enabled(XSHMEM_LOG_INFO, kSubsys)) {
     std::vector<int8_t> agreed_matrix(size_t(n) * n);
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j)
         agreed_matrix[size_t(i) * n + j] = matrix[size_t(std::min(i, j)) * n + std::max(i, j)];
-    std::vector<std::string> names;
-    for (auto &at : g_rt.transports) names.push_back(at.plugin->name);
     XLOG_INFO(kSubsys, "transport per pe pair (row: from pe, column: to pe), %d pes:", n);
     for (const std::string &line : select::format_matrix(agreed_matrix, n, names))
       XLOG_INFO(kSubsys, "  %s", line.c_str());
@@ -435,7 +437,12 @@ Status start_transports() {
 }
 
 void stop_transports() {
+  g_rt.job.nic = nullptr;  // nics::reset frees the name
   nics::reset();
+  {
+    std::lock_guard<std::mutex> lock(g_watch_mutex);
+    g_watched.clear();
+  }
   for (auto it = g_rt.transports.rbegin(); it != g_rt.transports.rend(); ++it) {
     if (it->heap_registered) (void)it->plugin->ops->heap_deregister(it->ctx);
     (void)it->plugin->ops->finalize(it->ctx);

@@ -73,7 +73,7 @@ TEST_CASE("loader refuses broken plugins with reasons and loads the good ones", 
   // The folder beside libxshmem.so is searched next.
   Dl_info info{};
   REQUIRE(dladdr(reinterpret_cast<void *>(&config::list), &info) != 0);
-  std::string lib = info.dli_fname;
+  std::string lib = real(info.dli_fname);  // the loader resolves a relative name too
   REQUIRE(sp.size() >= 3);
   CHECK(sp[2] == lib.substr(0, lib.rfind('/')) + "/xshmem");
 
@@ -146,6 +146,41 @@ TEST_CASE("loader refuses broken plugins with reasons and loads the good ones", 
     CHECK_FALSE(XSHMEM_TRANSPORT_HAS_OP(t->ops, heap_grow));
     CHECK(XSHMEM_TRANSPORT_HAS_OP(t->ops, finalize));
     CHECK(refused_file(loader, "libxshmem_transport_unittest_v10.so") == nullptr);
+  }
+  SECTION("a transport of minor version 1.1 loads; data_ops and predict count as absent") {
+    const plugins::Transport *t = loader.find_transport("unittest_v11");
+    REQUIRE(t != nullptr);
+    CHECK(t->ops->struct_size == offsetof(xshmem_transport_v1_t, data_ops));
+    CHECK(XSHMEM_TRANSPORT_V1_MIN_SIZE < t->ops->struct_size);
+    CHECK_FALSE(XSHMEM_TRANSPORT_HAS_OP(t->ops, data_ops));
+    CHECK_FALSE(XSHMEM_TRANSPORT_HAS_OP(t->ops, predict));
+    CHECK(refused_file(loader, "libxshmem_transport_unittest_v11.so") == nullptr);
+  }
+  SECTION("a transport of 1.2 with a data-operations table loads; its table is adopted") {
+    const plugins::Transport *t = loader.find_transport("unittest_v12ops");
+    REQUIRE(t != nullptr);
+    CHECK(t->ops->struct_size == sizeof(xshmem_transport_v1_t));
+    REQUIRE(XSHMEM_TRANSPORT_HAS_OP(t->ops, data_ops));
+    CHECK(t->ops->data_ops->struct_size == sizeof(xshmem_transport_data_ops_v1_t));
+    CHECK(XSHMEM_DATA_OPS_HAS_OP(t->ops->data_ops, put));
+    CHECK_FALSE(XSHMEM_DATA_OPS_HAS_OP(t->ops->data_ops, get));
+    CHECK(refused_file(loader, "libxshmem_transport_unittest_v12ops.so") == nullptr);
+  }
+  SECTION("a data-operations table smaller than put..quiet is refused at load") {
+    const std::string f = "libxshmem_transport_unittest_smallops.so";
+    const plugins::Refused *r = refused_file(loader, f);
+    REQUIRE(r != nullptr);
+    CHECK(r->reason == "data_ops struct_size " +
+                           std::to_string(offsetof(xshmem_transport_data_ops_v1_t, quiet)) +
+                           " is smaller than the core's minimum " +
+                           std::to_string(XSHMEM_TRANSPORT_DATA_OPS_V1_MIN_SIZE) +
+                           " (put through quiet; core " +
+                           std::to_string(sizeof(xshmem_transport_data_ops_v1_t)) + ")");
+    std::string line = refusal_line(cap, f);
+    CHECK(line.find("] warn: refusing plugin") != std::string::npos);
+    CHECK(line.find("plugin abi_version 1 struct_size " + ts + "; core abi_version 1 struct_size " +
+                    ts) != std::string::npos);
+    CHECK(loader.find_transport("unittest_smallops") == nullptr);
   }
   SECTION("good bootstrap") {
     const plugins::Bootstrap *b = loader.find_bootstrap("unittest_good");

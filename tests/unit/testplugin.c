@@ -6,9 +6,16 @@
  *   TP_NO_SYMBOL                 the entry structure is exported under a wrong name
  *   TP_CAPS                      the transport's caps (default XSHMEM_TRANSPORT_CAP_HOST_HEAP)
  *   TP_REGISTER_OK               heap_register succeeds (the transport starts, reaching no one)
+ *   TP_DATA_OPS                  provides a data-operations table (ABI 1.2) ...
+ *   TP_DATA_OPS_SIZE             ... whose struct_size is this (default: the SDK's size)
+ *   TP_JOBINFO                   init() logs the job info's 1.2 fields at warn level (then heap
+ *                                registration fails, so the job goes on without this transport)
+ *   TP_PREDICT                   provides predict (ABI 1.2): reaches a pair when the sum of the two
+ *                                PE numbers is even, at 10 ns (cheaper than hostshm), with a reason
  * The good transport registers XSHMEM_UNITTEST_GOOD_KNOB in load() and hands the value it read
  * through the services table back as its init() context, so a test can check the round trip. */
 #include <stdint.h>
+#include <stdio.h>
 #include <xshmem/plugin/bootstrap_v1.h>
 #include <xshmem/plugin/transport_v1.h>
 
@@ -45,6 +52,17 @@ static xshmem_status_t tp_load(const xshmem_core_services_v1_t *svc) {
 
 #if defined(TP_TRANSPORT)
 static xshmem_status_t tp_init(void **ctx) {
+#ifdef TP_JOBINFO
+  const xshmem_job_info_v1_t *ji = g_svc->job_info();
+  if (XSHMEM_JOB_INFO_HAS(ji, heap_kind))
+    XSHMEM_PLOG(g_svc, XSHMEM_LOG_WARN, TP_NAME,
+                "pe %d of %d: nic %s, gpu_pci %s, num_channels %d, heap_kind %s", ji->my_pe,
+                ji->n_pes, ji->nic ? ji->nic : "none", ji->gpu_pci ? ji->gpu_pci : "none",
+                ji->num_channels, ji->heap_kind == XSHMEM_MEM_DEVICE ? "device" : "host");
+  else
+    XSHMEM_PLOG(g_svc, XSHMEM_LOG_WARN, TP_NAME, "job info of %u bytes has no 1.2 fields",
+                ji->struct_size);
+#endif
   *ctx = (void *)(intptr_t)g_knob;
   return XSHMEM_SUCCESS;
 }
@@ -75,6 +93,63 @@ static xshmem_status_t tp_ctx_only(void *ctx) {
   return XSHMEM_SUCCESS;
 }
 
+#ifdef TP_DATA_OPS
+static xshmem_status_t tp_put(void *ctx, int channel, int pe, uint64_t off, const void *src,
+                              size_t n, uint32_t flags) {
+  (void)ctx;
+  (void)channel;
+  (void)pe;
+  (void)off;
+  (void)src;
+  (void)n;
+  (void)flags;
+  return XSHMEM_SUCCESS;
+}
+static xshmem_status_t tp_channel(void *ctx, int channel) {
+  (void)ctx;
+  (void)channel;
+  return XSHMEM_SUCCESS;
+}
+#ifndef TP_DATA_OPS_SIZE
+#define TP_DATA_OPS_SIZE sizeof(xshmem_transport_data_ops_v1_t)
+#endif
+static const xshmem_transport_data_ops_v1_t tp_data_ops = {
+    .struct_size = TP_DATA_OPS_SIZE,
+    .flags = 0,
+    .put = tp_put,
+    .get = NULL,
+    .amo = NULL,
+    .put_signal = NULL,
+    .fence = tp_channel,
+    .quiet = tp_channel,
+    .progress = NULL,
+    .mem_register = NULL,
+    .mem_deregister = NULL,
+    .error_query = NULL,
+};
+#define TP_DATA_OPS_PTR (&tp_data_ops)
+#else
+#define TP_DATA_OPS_PTR NULL
+#endif
+
+#ifdef TP_PREDICT
+static xshmem_status_t tp_predict(const xshmem_plan_pe_v1_t *self, const xshmem_plan_pe_v1_t *peer,
+                                  xshmem_peer_info_v1_t *info) {
+  const int sum = self->pe + peer->pe;
+  if (XSHMEM_PEER_INFO_HAS(info, reason))
+    snprintf(info->reason, sizeof(info->reason), "test rule: pe sum %d is %s", sum,
+             sum % 2 == 0 ? "even" : "odd");
+  if (sum % 2 != 0) return XSHMEM_ERR_UNREACHABLE;
+  info->path = XSHMEM_PATH_PROXY;
+  info->latency_ns = 10;
+  info->bandwidth_mbps = 1;
+  return XSHMEM_SUCCESS;
+}
+#define TP_PREDICT_FN tp_predict
+#else
+#define TP_PREDICT_FN NULL
+#endif
+
 #ifdef TP_NO_SYMBOL
 #define TP_SYMBOL xshmem_transport_plugin_v1_misspelled
 #else
@@ -103,8 +178,8 @@ TP_EXPORT const xshmem_transport_v1_t TP_SYMBOL = {
     .heap_deregister = tp_ctx_only,
     .finalize = tp_ctx_only,
     .heap_grow = NULL,
-    .data_ops = NULL,
-    .predict = NULL,
+    .data_ops = TP_DATA_OPS_PTR,
+    .predict = TP_PREDICT_FN,
 };
 
 #else /* bootstrap */

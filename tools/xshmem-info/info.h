@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "selection.h"
 #include "topology.h"
 
 namespace xshmem::info {
@@ -52,6 +53,23 @@ Section topology_report(const std::vector<topo::Machine> &machines);
 // held in the section: print_pairs writes it.
 Section plan_report(const std::vector<topo::Machine> &machines, int per_node, int nodes,
                     bool pairs = false);
+// The plan as the loaded transport plugins predict it (info_predict.cc): every allowed loaded
+// transport's predict for every ordered pair of the plan's PEs, then init's selection
+// (select::choose, select::agree) under XSHMEM_PAIR_TRANSPORTS and XSHMEM_REMOTE_TRANSPORT.
+constexpr int kPredictMaxPes = 256;
+struct Predicted {
+  int n = 0;
+  std::vector<std::string> names;          // transports with predict, in name order
+  std::vector<std::string> not_predicted;  // loaded and allowed, without predict
+  std::vector<select::Answer> answers;     // [(from * n + to) * names.size() + t]
+  std::vector<int> choice;                 // [from * n + to]: index into names, -1 none
+  std::vector<std::string> errors;         // the first unreached pairs, bad pair rules
+  std::string skipped;                     // why the pairs were not asked (too many PEs)
+};
+Predicted predict_plan(const std::vector<topo::Machine> &machines, const topo::Plan &p);
+// The matrix and errors; with `pairs`, every pair with each transport's answer and reason.
+std::string predicted_text(const Predicted &d, bool pairs);
+std::string predicted_json(const Predicted &d, bool pairs);
 // Writes "  a -> b: why" for every pair a < b of the plan to `out`, one pair at a time.
 void print_pairs(const std::vector<topo::Machine> &machines, int per_node, int nodes, FILE *out);
 // Writes the Graphviz picture (with the plan's paths when per_node > 0) to `file` ("-": stdout).

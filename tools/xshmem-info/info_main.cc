@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <xshmem/xshmem.h>
-#include "../../plugins/src/loader.h"
+#include "loader.h"
 #include "config.h"
 #include "info.h"
 #include "runtime.h"

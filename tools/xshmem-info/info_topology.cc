@@ -2,10 +2,11 @@
 // the NIC settings as the core parses them (core/src/nics.h). See info.h.
 #include <cstdio>
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
-#include "../../plugins/src/loader.h"
+#include "loader.h"
 #include "config.h"
 #include "info.h"
 #include "nics.h"
@@ -105,8 +106,15 @@ topo::PlanOptions plan_options(int per_node, int nodes, bool live, nics::Setting
   if (live) {
     const config::ListSpec spec = config::get_list_spec("XSHMEM_TRANSPORTS");
     std::string allowed;
+    // The model knows its four transports only; the others are asked through their predict
+    // (info_predict.cc).
+    std::set<std::string> modelled;
+    for (topo::Transport t : {topo::Transport::kNvlink, topo::Transport::kHostshm,
+                              topo::Transport::kIbgda, topo::Transport::kLibfabric})
+      modelled.insert(topo::transport_name(t));
     for (const auto &t : core::plugin_loader(true).transports())
-      if (spec.selects(t.name)) allowed += (allowed.empty() ? "" : ",") + t.name;
+      if (spec.selects(t.name) && modelled.count(t.name))
+        allowed += (allowed.empty() ? "" : ",") + t.name;
     o.transports = allowed.empty() ? "^hostshm,nvlink,ibgda,libfabric" : allowed;
   }
   o.remote_transport = config::get_string("XSHMEM_REMOTE_TRANSPORT");
@@ -202,7 +210,8 @@ Section plan_report(const std::vector<topo::Machine> &machines, int per_node, in
     if (!select::parse_pair_rules(pair_text, per_node * nodes, &rules, &error))
       p.errors.push_back("XSHMEM_PAIR_TRANSPORTS=\"" + pair_text + "\": " + error);
     pair_note = "XSHMEM_PAIR_TRANSPORTS=\"" + pair_text +
-                "\": pair rules are applied at init only; this plan does not show them";
+                "\": pair rules are applied at init only; the model's plan does not show them (the "
+                "plugins' prediction below applies them)";
   }
   json j = json::parse(topo::plan_json(p, pairs));
   if (pairs && !p.full_pairs())
@@ -216,6 +225,10 @@ Section plan_report(const std::vector<topo::Machine> &machines, int per_node, in
                   {"XSHMEM_NIC_MAP", config::get_string("XSHMEM_NIC_MAP")},
                   {"XSHMEM_HEAP", config::get_enum("XSHMEM_HEAP")}};
   if (!pair_note.empty()) j["pair_rules"] = pair_note;
+  // What the loaded plugins predict (their predict and init's selection function); informative,
+  // it does not change the exit status while the model above is the plan's verdict.
+  const Predicted pred = predict_plan(machines, p);
+  j["predicted"] = json::parse(predicted_json(pred, pairs));
   r.json = j.dump();
   r.failed = !p.ok();
   std::string head;
@@ -228,6 +241,7 @@ Section plan_report(const std::vector<topo::Machine> &machines, int per_node, in
       "\n" + topo::plan_text(p);
   r.stream_pairs = pairs && !p.full_pairs();
   if (!pair_note.empty()) r.text += "note: " + pair_note + "\n";
+  r.text += predicted_text(pred, pairs);
   return r;
 }
 

@@ -387,6 +387,7 @@ Probe probe(int local_rank) {
   p.device = dev;
   p.granularity = gran;
   p.description = "cuda device " + std::to_string(dev) + " (" + name + ", pci " + bus + ")";
+  p.pci_bus_id = bus;
   return p;
 }
 

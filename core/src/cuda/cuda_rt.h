@@ -30,6 +30,7 @@ struct Probe {
   size_t granularity = 0;   // recommended VMM allocation granularity of that device
   std::string reason;       // why none is usable (device == -1)
   std::string description;  // "NVIDIA H200, pci 0000:1b:00.0" for logs
+  std::string pci_bus_id;   // "0000:1b:00.0" (job info's gpu_pci)
 };
 // Picks the device (XSHMEM_CUDA_DEVICE, or `local_rank` modulo the visible devices), makes it
 // current (its primary context) and checks that it supports what a GPU heap needs (virtual

@@ -67,6 +67,10 @@ typedef struct xshmem_bootstrap_v1 {
   xshmem_status_t (*finalize)(void *ctx);
 } xshmem_bootstrap_v1_t;
 
+/* Size of the version 1.0 struct: the smallest struct_size the core accepts (later minor versions
+ * append fields after finalize). */
+#define XSHMEM_BOOTSTRAP_V1_MIN_SIZE (offsetof(xshmem_bootstrap_v1_t, finalize) + sizeof(void *))
+
 #ifdef __cplusplus
 }
 #endif

@@ -92,7 +92,8 @@ typedef enum xshmem_desc_kind {
 } xshmem_desc_kind_t;
 
 /* GDA handle formats known to the core. */
-#define XSHMEM_GDA_FORMAT_MLX5 1 /* mlx5 send queue + completion queue (backends/ibgda) */
+#define XSHMEM_GDA_FORMAT_MLX5 \
+  1 /* mlx5 send queue + completion queue (the ibgda transport, to come) */
 
 typedef struct xshmem_peer_desc_v1 {
   uint32_t kind; /* xshmem_desc_kind_t; NONE: the plugin left it to lsa_base (1.0/1.1 plugins) */

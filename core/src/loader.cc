@@ -1,4 +1,4 @@
-// xshmem plugin loader: finds, opens and checks transport and bootstrap plugins.
+// xshmem core: the plugin loader; finds, opens and checks transport and bootstrap plugins.
 #include "loader.h"
 
 #include <dirent.h>
@@ -24,22 +24,30 @@ constexpr const char *kBootstrapPrefix = "libxshmem_bootstrap_";
 
 enum class Kind { kTransport, kBootstrap };
 
-// The folder of the library (or executable) this loader is linked into, + "/xshmem": the build
-// tree's lib/xshmem beside build/lib/libxshmem.so, or the install's <libdir>/xshmem.
-std::string folder_beside_library() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void *>(&folder_beside_library), &info) == 0 ||
-      info.dli_fname == nullptr)
-    return "";
-  std::string file = info.dli_fname;
-  size_t slash = file.rfind('/');
-  if (slash == std::string::npos) return "";
-  return file.substr(0, slash) + "/xshmem";
-}
-
 bool ends_with(const std::string &s, const char *suffix) {
   size_t n = strlen(suffix);
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// The folder of the library (or executable) this loader is linked into, + "/xshmem": the build
+// tree's lib/xshmem beside build/lib/libxshmem.so, or the install's <libdir>/xshmem. Tools that
+// link the core's objects themselves (xshmem-info in bin/) also look in ../lib/xshmem.
+std::vector<std::string> folders_beside_library() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void *>(&folders_beside_library), &info) == 0 ||
+      info.dli_fname == nullptr)
+    return {};
+  // An executable's name may be relative to the working directory (as it was started).
+  char real[PATH_MAX];
+  std::string file = realpath(info.dli_fname, real) ? real : info.dli_fname;
+  size_t slash = file.rfind('/');
+  if (slash == std::string::npos) return {};
+  const std::string dir = file.substr(0, slash);
+  std::vector<std::string> out{dir + "/xshmem"};
+  if (!ends_with(file, ".so") && file.find(".so.") == std::string::npos && dir.size() >= 4 &&
+      dir.compare(dir.size() - 4, 4, "/bin") == 0)
+    out.push_back(dir.substr(0, dir.size() - 4) + "/lib/xshmem");
+  return out;
 }
 
 std::vector<std::string> plugin_files(const std::string &dir) {
@@ -87,7 +95,7 @@ void Loader::scan(const xshmem_core_services_v1_t *svc) {
     if (colon > pos) candidates.push_back(env.substr(pos, colon - pos));
     pos = colon + 1;
   }
-  if (std::string beside = folder_beside_library(); !beside.empty()) candidates.push_back(beside);
+  for (const std::string &beside : folders_beside_library()) candidates.push_back(beside);
 #ifdef XSHMEM_PLUGIN_INSTALL_DIR
   candidates.push_back(XSHMEM_PLUGIN_INSTALL_DIR);
 #endif
@@ -111,7 +119,8 @@ void Loader::scan(const xshmem_core_services_v1_t *svc) {
           kind == Kind::kTransport ? sizeof(xshmem_transport_v1_t) : sizeof(xshmem_bootstrap_v1_t);
       // Minor versions append fields: a plugin built against an older SDK of the same major
       // version is accepted down to the size of version 1.0 (ops past its struct_size are NULL).
-      uint32_t min_size = kind == Kind::kTransport ? XSHMEM_TRANSPORT_V1_MIN_SIZE : core_size;
+      uint32_t min_size =
+          kind == Kind::kTransport ? XSHMEM_TRANSPORT_V1_MIN_SIZE : XSHMEM_BOOTSTRAP_V1_MIN_SIZE;
       const Head *head = nullptr;
       void *handle = nullptr;
       const char *kind_name = kind == Kind::kTransport ? "transport" : "bootstrap";
@@ -203,6 +212,21 @@ void Loader::scan(const xshmem_core_services_v1_t *svc) {
       if (missing != nullptr) {
         refuse(std::string("operation ") + missing + " is NULL");
         continue;
+      }
+      // The data-operations table (1.2) is sized on its own: the core calls put..quiet through
+      // it unchecked (the ones left NULL become "not supported" stubs), so a shorter table is
+      // refused here, with the plugin, rather than at init.
+      if (kind == Kind::kTransport) {
+        auto *t = static_cast<const xshmem_transport_v1_t *>(sym);
+        if (XSHMEM_TRANSPORT_HAS_OP(t, data_ops) &&
+            t->data_ops->struct_size < XSHMEM_TRANSPORT_DATA_OPS_V1_MIN_SIZE) {
+          refuse("data_ops struct_size " + std::to_string(t->data_ops->struct_size) +
+                 " is smaller than the core's minimum " +
+                 std::to_string(XSHMEM_TRANSPORT_DATA_OPS_V1_MIN_SIZE) +
+                 " (put through quiet; core " +
+                 std::to_string(sizeof(xshmem_transport_data_ops_v1_t)) + ")");
+          continue;
+        }
       }
 
       bool duplicate = kind == Kind::kTransport ? find_transport(name) != nullptr

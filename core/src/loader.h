@@ -1,14 +1,15 @@
-// xshmem plugin loader: finds, opens and checks transport and bootstrap plugins.
+// xshmem core: the plugin loader; finds, opens and checks transport and bootstrap plugins.
 //
 // Scans, in order, the folders of XSHMEM_PLUGIN_PATH (colon separated), then the "xshmem" folder
-// beside libxshmem.so (the build tree's lib/xshmem, or the install's <libdir>/xshmem), then the
-// configured install folder, for libxshmem_transport_*.so and libxshmem_bootstrap_*.so. There is
-// no list of names: whatever is found is tried. A plugin is refused (logged at warn level with
-// the file, the ABI versions and the reason; the others go on) when dlopen fails, the entry
-// symbol is missing, abi_version or struct_size do not match, or its load() fails. The first
-// plugin of a given name wins; later ones of the same name are skipped with a debug line.
-#ifndef XSHMEM_PLUGINS_LOADER_H
-#define XSHMEM_PLUGINS_LOADER_H
+// beside libxshmem.so (the build tree's lib/xshmem, or the install's <libdir>/xshmem; a tool in
+// bin/ that links the core's objects also scans ../lib/xshmem), then the configured install folder,
+// for libxshmem_transport_*.so and libxshmem_bootstrap_*.so. There is no list of names: whatever is
+// found is tried. A plugin is refused (logged at warn level with the file, the ABI versions and the
+// reason; the others go on) when dlopen fails, the entry symbol is missing, abi_version or
+// struct_size do not match, or its load() fails. The first plugin of a given name wins; later ones
+// of the same name are skipped with a debug line.
+#ifndef XSHMEM_CORE_LOADER_H
+#define XSHMEM_CORE_LOADER_H
 
 #include <cstdint>
 #include <string>
@@ -75,4 +76,4 @@ class Loader {
 
 }  // namespace xshmem::plugins
 
-#endif  // XSHMEM_PLUGINS_LOADER_H
+#endif  // XSHMEM_CORE_LOADER_H
