@@ -210,11 +210,10 @@ __global__ void reduce_phase_kernel(const dev::state_t *ds, int team, int op, in
   dev::red::kind kd{};
   if (!dev::reduce_kind_of(op, dtype, &kd)) return;
   const dev::team_t t = dev::team_of(*ds, team);
-  const unsigned rank = blockIdx.x * blockDim.x + threadIdx.x, size = gridDim.x * blockDim.x;
   if (phase == 0) {
-    dev::red::rsag_reduce_phase(*ds, t, kd, dest, source, n, rank, size);
+    dev::red::rsag_reduce_phase<dev::grid_group>(*ds, t, kd, dest, source, n);
   } else {
-    dev::red::rsag_gather_phase(*ds, t, kd, dest, n, rank, size);
+    dev::red::rsag_gather_phase<dev::grid_group>(*ds, t, kd, dest, n);
   }
 }
 // ---- end collectives: reductions ----
