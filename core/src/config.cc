@@ -91,13 +91,11 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
     {"XSHMEM_CUDA_FABRIC", XSHMEM_CONFIG_BOOL, "0", nullptr,
      "Use CUDA fabric handles for the GPU heap (multi-node NVLink; needs IMEX); off: POSIX "
      "file-descriptor handles only."},
-    // ---- collectives: reductions ----
     {"XSHMEM_COLL_REDUCE_ALGO", XSHMEM_CONFIG_ENUM, "auto", "auto,direct,rsag",
      "Algorithm of the team reductions and scans: direct (each member pushes its data into every "
      "other member's team scratch with one signal per chunk; latency-bound sizes, any transport), "
      "rsag (reduce-scatter then allgather by loads from load/store-reachable peers; large sizes), "
      "or auto (direct up to 4 scratch chunks and teams of at most 31 PEs, rsag above)."},
-    // ---- collectives: data movement ----
     {"XSHMEM_COLL_BCAST_ALGO", XSHMEM_CONFIG_ENUM, "auto", "auto,direct,tree",
      "Algorithm of the team broadcasts: direct (the root pushes the payload to every member), "
      "tree (binomial tree from the root, pipelined in 64 KiB chunks), or auto (tree for teams of "
@@ -108,7 +106,6 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
      "member), ring (n - 1 steps, each member forwards the block it last received to its right "
      "neighbour), or auto (ring for teams of more than 8 PEs with blocks of at least 64 KiB, "
      "collect: on average; direct otherwise). Must be the same on every PE."},
-    // ---- end collectives: data movement ----
 };
 
 struct Entry {

@@ -50,13 +50,6 @@
 #include <xshmem/device/path.h>
 #include <xshmem/types.h>
 
-extern "C" {
-// Registers `sink`, called with the device state's bytes (sizeof(xshmem::dev::state_t)) and the
-// PE's CUDA device after every xshmem_init, and at once when the runtime is already up. Returns
-// 0; the sink returns 0 or a cudaError_t, which the runtime logs.
-int xshmemi_register_device_state_sink(int (*sink)(const void *state, size_t size, int device));
-}
-
 // The device state by value, for kernels that take it as an argument (valid until finalize).
 xshmem::dev::state_t xshmemx_device_handle(void);
 
@@ -65,19 +58,26 @@ static __constant__ xshmem::dev::state_t xshmemi_dstate;
 
 namespace {
 int xshmemi_state_sink(const void *state, size_t size, int device) {
-  if (size != sizeof(xshmem::dev::state_t)) {
+  // The registration checked the layout; the size and the state's own layout field are checked
+  // again here, so a table of another layout never reaches this unit's kernels.
+  if (size != sizeof(xshmem::dev::state_t) ||
+      static_cast<const xshmem::dev::state_t *>(state)->layout != XSHMEMI_UNIT_STATE_LAYOUT) {
     fprintf(stderr,
-            "xshmem: device state size %zu differs from this program's %zu: rebuild it against "
-            "the installed xshmem headers\n",
-            size, sizeof(xshmem::dev::state_t));
+            "xshmem: kernel module %s: the device state (%zu bytes, layout %d) differs from this "
+            "module's (%zu bytes, layout %d): rebuild it against the installed xshmem headers\n",
+            __FILE__, size,
+            size >= sizeof(int32_t) ? static_cast<const xshmem::dev::state_t *>(state)->layout : -1,
+            sizeof(xshmem::dev::state_t), XSHMEMI_UNIT_STATE_LAYOUT);
     return static_cast<int>(cudaErrorInvalidValue);
   }
   cudaError_t err = cudaSetDevice(device);
   if (err == cudaSuccess) err = cudaMemcpyToSymbol(xshmemi_dstate, state, size);
   return static_cast<int>(err);
 }
+// With the device-state layout this unit is compiled against: the runtime refuses the unit
+// (one line naming it) when that is not the library's.
 [[maybe_unused]] const int xshmemi_sink_registered =
-    xshmemi_register_device_state_sink(&xshmemi_state_sink);
+    XSHMEMI_REGISTER_DEVICE_STATE_SINK(&xshmemi_state_sink);
 }  // namespace
 
 // XSHMEMI_SEL(device code, host code): picks one per compilation pass.
@@ -1131,7 +1131,6 @@ XSHMEMI_HD int xshmem_ctx_get_team(xshmem_ctx_t ctx, xshmem_team_t *team) {
 }
 #undef XSHMEMI_CW
 // ---- Contexts (end) -----------------------------------------------------------------------------
-// ---- collectives: data movement ----
 // broadcast, collect, fcollect, alltoall, alltoalls (typed and mem) on a team (xshmem.h says
 // what each does). On the device the plain form is called by one thread per member PE, the _warp
 // (_block) form by every thread of one warp (block) per member, with identical arguments; one
@@ -1270,9 +1269,7 @@ XSHMEMI_HD int xshmem_alltoallsmem(xshmem_team_t team, void *dest, const void *s
                          static_cast<const unsigned char *>(source), dst, sst, nelems),
                      xshmemi_h_alltoallsmem(team, dest, source, dst, sst, nelems));
 }
-// ---- end collectives: data movement ----
 
-// ---- collectives: reductions ----
 // Team reductions and scans (<xshmem/device/coll_reduce.h>). The plain form is called by one
 // thread per member; _warp by every thread of one warp, _block by every thread of one block, with
 // identical arguments. One caller (thread, warp or block) per member and team at a time, every
@@ -1312,7 +1309,6 @@ XSHMEM_REDUCE_ARITH_TYPES_NO_LD(XSHMEMI_RED_ARITH)
 #undef XSHMEMI_RED_ARITH
 #undef XSHMEMI_RED_BIT
 #undef XSHMEMI_RED
-// ---- end collectives: reductions ----
 
 // Launches a kernel whose blocks wait for each other or for other PEs (barriers, wait_until,
 // flags set by another block) so that every block is resident at once: a grid larger than what
