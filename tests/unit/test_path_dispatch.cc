@@ -129,6 +129,8 @@ class MixedJob {
     for (int c = 0; c < kChannels; ++c) t += calls(me, op, c);
     return t;
   }
+  // The flags of the last put, get or put_signal the transport saw.
+  uint32_t last_flags() const { return last_flags_.load(); }
   void reset_calls() {
     for (auto &a : calls_)
       for (auto &c : a) c.store(0);
@@ -145,15 +147,17 @@ class MixedJob {
     calls_[me_of(ctx) * kNumOps + op][channel].fetch_add(1);
   }
   static xshmem_status_t put(void *ctx, int ch, int pe, uint64_t off, const void *src, size_t n,
-                             uint32_t) {
+                             uint32_t flags) {
     job(ctx).count(ctx, kPut, ch);
+    job(ctx).last_flags_.store(flags);
     std::memcpy(job(ctx).at(pe, off), src, n);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     return XSHMEM_SUCCESS;
   }
   static xshmem_status_t get(void *ctx, int ch, int pe, void *dst, uint64_t off, size_t n,
-                             uint32_t) {
+                             uint32_t flags) {
     job(ctx).count(ctx, kGet, ch);
+    job(ctx).last_flags_.store(flags);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     std::memcpy(dst, job(ctx).at(pe, off), n);
     return XSHMEM_SUCCESS;
@@ -215,8 +219,9 @@ class MixedJob {
   }
   static xshmem_status_t put_signal(void *ctx, int ch, int pe, uint64_t off, const void *src,
                                     size_t n, uint64_t sig_off, uint64_t signal, int sig_op,
-                                    uint32_t) {
+                                    uint32_t flags) {
     job(ctx).count(ctx, kPutSignal, ch);
+    job(ctx).last_flags_.store(flags);
     std::memcpy(job(ctx).at(pe, off), src, n);
     auto *sig = reinterpret_cast<uint64_t *>(job(ctx).at(pe, sig_off));
     if (sig_op == xd::kSignalAdd) {
@@ -259,6 +264,7 @@ class MixedJob {
       .error_query = nullptr,
   };
   std::array<std::array<std::atomic<int>, kChannels>, 8 * kNumOps> calls_;
+  std::atomic<uint32_t> last_flags_{0xFFFFFFFFu};
 };
 
 // PE 0 and 1 reach each other by LSA; every pair involving PE 2 (and 3) is PROXY.
@@ -424,6 +430,36 @@ TEST_CASE("a context selects the transport channel; its fence and quiet run on i
     CHECK(*job.sym<uint64_t>(1, kUserOffset) == v);
     CHECK(job.calls(0, kPut) == 2);
   }
+}
+
+TEST_CASE("the nbi forms reach the transport as non-blocking, the blocking ones as blocking",
+          "[dispatch][nbi]") {
+  MixedJob job(3, mixed(3));
+  const xd::state_t s = job.state(0);
+  auto *w = job.sym<uint64_t>(0, kUserOffset + 64);
+  uint64_t v = mix(3, 4), got = 0;
+  xd::putmem(s, w, &v, sizeof v, 2);
+  CHECK(job.last_flags() == 0u);
+  xd::putmem_nbi(s, w, &v, sizeof v, 2);
+  CHECK(job.last_flags() == XSHMEM_DATA_NBI);
+  xd::getmem(s, &got, w, sizeof got, 2);
+  CHECK(job.last_flags() == 0u);
+  xd::getmem_nbi(s, &got, w, sizeof got, 2);
+  CHECK(job.last_flags() == XSHMEM_DATA_NBI);
+  xd::quiet(s);
+  CHECK(got == v);
+  xd::putmem_signal(s, w, &v, sizeof v, w + 1, 1, xd::kSignalAdd, 2);
+  CHECK(job.last_flags() == 0u);
+  xd::putmem_signal_nbi(s, w, &v, sizeof v, w + 1, 1, xd::kSignalAdd, 2);
+  CHECK(job.last_flags() == XSHMEM_DATA_NBI);
+  // The group dispatchers at thread scope keep the distinction (the _warp/_block forms are these
+  // templates with another group).
+  xd::putmem_group<xd::thread_group>(s, xd::kCtxDefault, w, &v, sizeof v, 2, false);
+  CHECK(job.last_flags() == 0u);
+  xd::putmem_group<xd::thread_group>(s, xd::kCtxDefault, w, &v, sizeof v, 2, true);
+  CHECK(job.last_flags() == XSHMEM_DATA_NBI);
+  xd::quiet(s);
+  CHECK(*job.sym<uint64_t>(2, kUserOffset + 72) == 2);  // both signals added
 }
 
 namespace {
