@@ -91,13 +91,11 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
     {"XSHMEM_CUDA_FABRIC", XSHMEM_CONFIG_BOOL, "0", nullptr,
      "Use CUDA fabric handles for the GPU heap (multi-node NVLink; needs IMEX); off: POSIX "
      "file-descriptor handles only."},
-    // ---- collectives: reductions ----
     {"XSHMEM_COLL_REDUCE_ALGO", XSHMEM_CONFIG_ENUM, "auto", "auto,direct,rsag",
      "Algorithm of the team reductions and scans: direct (each member pushes its data into every "
      "other member's team scratch with one signal per chunk; latency-bound sizes, any transport), "
      "rsag (reduce-scatter then allgather by loads from load/store-reachable peers; large sizes), "
      "or auto (direct up to 4 scratch chunks and teams of at most 31 PEs, rsag above)."},
-    // ---- collectives: data movement ----
     {"XSHMEM_COLL_BCAST_ALGO", XSHMEM_CONFIG_ENUM, "auto", "auto,direct,tree",
      "Algorithm of the team broadcasts: direct (the root pushes the payload to every member), "
      "tree (binomial tree from the root, pipelined in 64 KiB chunks), or auto (tree for teams of "
@@ -108,8 +106,7 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
      "member), ring (n - 1 steps, each member forwards the block it last received to its right "
      "neighbour), or auto (ring for teams of more than 8 PEs with blocks of at least 64 KiB, "
      "collect: on average; direct otherwise). Must be the same on every PE."},
-    // ---- end collectives: data movement ----
-    // ---- proxy engine ----
+    // The proxy engine (core/src/proxy/).
     {"XSHMEM_PROXY_CHANNELS", XSHMEM_CONFIG_INT, "4", nullptr,
      "Request rings (channels) of the proxy engine, 1 to 64; each is a queue or endpoint of the "
      "transports serving PROXY peers, and the operations of one channel complete in order."},
@@ -126,7 +123,6 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
     {"XSHMEM_PROXY_CPUS", XSHMEM_CONFIG_STRING, "", nullptr,
      "CPUs the proxy threads are pinned to, as a list (\"0-3,8\"; the PEs of a host take turns "
      "over it); empty: the CPUs near the PE's NIC, else near its GPU, else unpinned."},
-    // ---- end proxy engine ----
 };
 
 struct Entry {

@@ -2,11 +2,12 @@
 // put-with-signal, fence, quiet; pe_quiet of 1.6).
 //
 // A ctx call resolves its context and team-relative PE to a world PE, validates its arguments
-// under its own name, and runs the plain call, which holds the path code and the GPU-heap
-// branches. Contexts are separate ordering domains in the API only: every path built so far
-// (LSA, and the internal stream of GPU heaps) completes or orders all of a PE's operations at
-// once, so fence and quiet of any context are the PE's fence and quiet. A path that keeps
-// operations in flight per queue would give each context entry its own queue here.
+// once, under its own name, and runs the operation's one path function with its context
+// (host_path.h; the plain calls are the same functions with XSHMEM_CTX_DEFAULT). The context
+// reaches the path code: on PROXY peers it selects the transport channel (host_remote.h
+// channel(): the entry modulo the job's channels), and fence and quiet of a context order and
+// complete that channel's operations. LSA and the internal stream of GPU heaps complete or order
+// all of a PE's operations at once, so there every context's fence and quiet are the PE's.
 #include "ctx.h"
 
 #include <atomic>
@@ -21,6 +22,7 @@
 
 #include "checks.h"
 #include "config.h"
+#include "host_path.h"
 #include "log.h"
 #include "runtime.h"
 
@@ -116,7 +118,8 @@ bool usable(const char *call, xshmem_ctx_t ctx) {
   return true;
 }
 
-// ---- Argument checks under the ctx call's name (the plain call repeats them; they pass) -------
+// ---- Argument checks under the ctx call's name (the only ones the call runs)
+// ---------------------
 
 template <typename T>
 void check_contig(const char *call, const char *sym_arg, const void *sym, const char *local_arg,
@@ -231,11 +234,13 @@ void on_team_destroy(const char *call, xshmem_team_t team) {
                "their team",
                static_cast<int>(team), static_cast<int>(private_left));
   if (!any) return;
-  xshmem_quiet();  // the contexts' operations complete before they go
   std::lock_guard lock(g.mu);
   const int32_t cap = g.cap.load(std::memory_order_relaxed);
-  for (int32_t k = 1; k <= cap; ++k)
-    if (g.e[k].team == team) g.e[k].used.store(false, std::memory_order_release);
+  for (int32_t k = 1; k <= cap; ++k) {
+    if (!g.e[k].used.load(std::memory_order_relaxed) || g.e[k].team != team) continue;
+    path::quiet(dev::ctx_handle(k, team));  // the context's operations complete before it goes
+    g.e[k].used.store(false, std::memory_order_release);
+  }
 }
 
 void reset() {
@@ -279,7 +284,7 @@ void xshmem_ctx_destroy(xshmem_ctx_t ctx) {
   if (xc::checks_enabled()) xx::validate(call, ctx);
   xx::Entry *e = xx::find(ctx);
   if (e == nullptr) return;
-  xshmem_quiet();
+  xc::path::quiet(ctx);  // its operations complete before it goes
   std::lock_guard lock(xx::g.mu);
   e->used.store(false, std::memory_order_release);
 }
@@ -294,11 +299,11 @@ int xshmem_ctx_get_team(xshmem_ctx_t ctx, xshmem_team_t *team) {
 }
 
 void xshmem_ctx_fence(xshmem_ctx_t ctx) {
-  if (xx::usable("xshmem_ctx_fence", ctx)) xshmem_fence();
+  if (xx::usable("xshmem_ctx_fence", ctx)) xc::path::fence(ctx);
 }
 
 void xshmem_ctx_quiet(xshmem_ctx_t ctx) {
-  if (xx::usable("xshmem_ctx_quiet", ctx)) xshmem_quiet();
+  if (xx::usable("xshmem_ctx_quiet", ctx)) xc::path::quiet(ctx);
 }
 
 }  // extern "C"
@@ -315,7 +320,7 @@ void pe_quiet(const char *call, xshmem_ctx_t ctx, const int *target_pes, int npe
     for (int i = 0; i < npes; ++i) (void)xx::resolve(call, ctx, target_pes[i], &world);
   }
   if (npes <= 0) return;
-  xshmem_quiet();
+  xc::path::quiet(ctx);
 }
 }  // namespace
 
@@ -329,7 +334,7 @@ void xshmem_pe_quiet(const int *target_pes, int npes) {
 }
 
 // Each ctx data-path call: resolve the PE (skip when unchecked resolution fails), check the
-// arguments under the ctx call's name, run the plain call on the world PE.
+// arguments under the ctx call's name, run the path function with the context on the world PE.
 #define XSHMEMI_CTX_BEGIN_OR(NAME, SKIP) \
   const char *call = "xshmem_ctx_" NAME; \
   int w = -1;                            \
@@ -342,58 +347,58 @@ void xshmem_pe_quiet(const int *target_pes, int npes) {
   void xshmem_ctx_##N##_put(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe) {  \
     XSHMEMI_CTX_BEGIN(#N "_put")                                                                  \
     xx::check_contig<T>(call, "dest", dest, "source", source, nelems);                            \
-    xshmem_##N##_put(dest, source, nelems, w);                                                    \
+    xc::path::put(ctx, dest, source, nelems, w, false);                                           \
   }                                                                                               \
   void xshmem_ctx_##N##_get(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe) {  \
     XSHMEMI_CTX_BEGIN(#N "_get")                                                                  \
     xx::check_contig<T>(call, "source", source, "dest", dest, nelems);                            \
-    xshmem_##N##_get(dest, source, nelems, w);                                                    \
+    xc::path::get(ctx, dest, source, nelems, w, false);                                           \
   }                                                                                               \
   void xshmem_ctx_##N##_put_nbi(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,        \
                                 int pe) {                                                         \
     XSHMEMI_CTX_BEGIN(#N "_put_nbi")                                                              \
     xx::check_contig<T>(call, "dest", dest, "source", source, nelems);                            \
-    xshmem_##N##_put_nbi(dest, source, nelems, w);                                                \
+    xc::path::put(ctx, dest, source, nelems, w, true);                                            \
   }                                                                                               \
   void xshmem_ctx_##N##_get_nbi(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,        \
                                 int pe) {                                                         \
     XSHMEMI_CTX_BEGIN(#N "_get_nbi")                                                              \
     xx::check_contig<T>(call, "source", source, "dest", dest, nelems);                            \
-    xshmem_##N##_get_nbi(dest, source, nelems, w);                                                \
+    xc::path::get(ctx, dest, source, nelems, w, true);                                            \
   }                                                                                               \
   void xshmem_ctx_##N##_p(xshmem_ctx_t ctx, T *dest, T value, int pe) {                           \
     XSHMEMI_CTX_BEGIN(#N "_p")                                                                    \
     xx::check_contig<T>(call, "dest", dest, nullptr, nullptr, 1);                                 \
-    xshmem_##N##_p(dest, value, w);                                                               \
+    xc::path::p(ctx, dest, value, w);                                                             \
   }                                                                                               \
   T xshmem_ctx_##N##_g(xshmem_ctx_t ctx, const T *source, int pe) {                               \
     XSHMEMI_CTX_BEGIN_OR(#N "_g", static_cast<T>(0))                                              \
     xx::check_contig<T>(call, "source", source, nullptr, nullptr, 1);                             \
-    return xshmem_##N##_g(source, w);                                                             \
+    return xc::path::g(ctx, source, w);                                                           \
   }                                                                                               \
   void xshmem_ctx_##N##_iput(xshmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,           \
                              ptrdiff_t sst, size_t nelems, int pe) {                              \
     XSHMEMI_CTX_BEGIN(#N "_iput")                                                                 \
     xx::check_strided<T>(call, "dest", dest, dst, "dst", "source", source, sst, "sst", nelems);   \
-    xshmem_##N##_iput(dest, source, dst, sst, nelems, w);                                         \
+    xc::path::iput(ctx, dest, source, dst, sst, nelems, w);                                       \
   }                                                                                               \
   void xshmem_ctx_##N##_iget(xshmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,           \
                              ptrdiff_t sst, size_t nelems, int pe) {                              \
     XSHMEMI_CTX_BEGIN(#N "_iget")                                                                 \
     xx::check_strided<T>(call, "source", source, sst, "sst", "dest", dest, dst, "dst", nelems);   \
-    xshmem_##N##_iget(dest, source, dst, sst, nelems, w);                                         \
+    xc::path::iget(ctx, dest, source, dst, sst, nelems, w);                                       \
   }                                                                                               \
   void xshmem_ctx_##N##_put_signal(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,     \
                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {     \
     XSHMEMI_CTX_BEGIN(#N "_put_signal")                                                           \
     xx::check_put_signal<T>(call, dest, source, nelems, sig_addr, sig_op);                        \
-    xshmem_##N##_put_signal(dest, source, nelems, sig_addr, signal, sig_op, w);                   \
+    xc::path::put_signal(ctx, false, dest, source, nelems, sig_addr, signal, sig_op, w);          \
   }                                                                                               \
   void xshmem_ctx_##N##_put_signal_nbi(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems, \
                                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
     XSHMEMI_CTX_BEGIN(#N "_put_signal_nbi")                                                       \
     xx::check_put_signal<T>(call, dest, source, nelems, sig_addr, sig_op);                        \
-    xshmem_##N##_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, w);               \
+    xc::path::put_signal(ctx, true, dest, source, nelems, sig_addr, signal, sig_op, w);           \
   }
 XSHMEM_RMA_TYPES(XSHMEM_DEF_CTX_RMA)
 #undef XSHMEM_DEF_CTX_RMA
@@ -403,37 +408,39 @@ XSHMEM_RMA_TYPES(XSHMEM_DEF_CTX_RMA)
                             int pe) {                                                              \
     XSHMEMI_CTX_BEGIN("put" #BITS)                                                                 \
     xx::check_contig<T>(call, "dest", dest, "source", source, nelems);                             \
-    xshmem_put##BITS(dest, source, nelems, w);                                                     \
+    xc::path::put(ctx, static_cast<T *>(dest), static_cast<const T *>(source), nelems, w, false);  \
   }                                                                                                \
   void xshmem_ctx_get##BITS(xshmem_ctx_t ctx, void *dest, const void *source, size_t nelems,       \
                             int pe) {                                                              \
     XSHMEMI_CTX_BEGIN("get" #BITS)                                                                 \
     xx::check_contig<T>(call, "source", source, "dest", dest, nelems);                             \
-    xshmem_get##BITS(dest, source, nelems, w);                                                     \
+    xc::path::get(ctx, static_cast<T *>(dest), static_cast<const T *>(source), nelems, w, false);  \
   }                                                                                                \
   void xshmem_ctx_put##BITS##_nbi(xshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
                                   int pe) {                                                        \
     XSHMEMI_CTX_BEGIN("put" #BITS "_nbi")                                                          \
     xx::check_contig<T>(call, "dest", dest, "source", source, nelems);                             \
-    xshmem_put##BITS##_nbi(dest, source, nelems, w);                                               \
+    xc::path::put(ctx, static_cast<T *>(dest), static_cast<const T *>(source), nelems, w, true);   \
   }                                                                                                \
   void xshmem_ctx_get##BITS##_nbi(xshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
                                   int pe) {                                                        \
     XSHMEMI_CTX_BEGIN("get" #BITS "_nbi")                                                          \
     xx::check_contig<T>(call, "source", source, "dest", dest, nelems);                             \
-    xshmem_get##BITS##_nbi(dest, source, nelems, w);                                               \
+    xc::path::get(ctx, static_cast<T *>(dest), static_cast<const T *>(source), nelems, w, true);   \
   }                                                                                                \
   void xshmem_ctx_iput##BITS(xshmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,      \
                              ptrdiff_t sst, size_t nelems, int pe) {                               \
     XSHMEMI_CTX_BEGIN("iput" #BITS)                                                                \
     xx::check_strided<T>(call, "dest", dest, dst, "dst", "source", source, sst, "sst", nelems);    \
-    xshmem_iput##BITS(dest, source, dst, sst, nelems, w);                                          \
+    xc::path::iput(ctx, static_cast<T *>(dest), static_cast<const T *>(source), dst, sst, nelems,  \
+                   w);                                                                             \
   }                                                                                                \
   void xshmem_ctx_iget##BITS(xshmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,      \
                              ptrdiff_t sst, size_t nelems, int pe) {                               \
     XSHMEMI_CTX_BEGIN("iget" #BITS)                                                                \
     xx::check_strided<T>(call, "source", source, sst, "sst", "dest", dest, dst, "dst", nelems);    \
-    xshmem_iget##BITS(dest, source, dst, sst, nelems, w);                                          \
+    xc::path::iget(ctx, static_cast<T *>(dest), static_cast<const T *>(source), dst, sst, nelems,  \
+                   w);                                                                             \
   }                                                                                                \
   void xshmem_ctx_put##BITS##_signal(xshmem_ctx_t ctx, void *dest, const void *source,             \
                                      size_t nelems, uint64_t *sig_addr, uint64_t signal,           \
@@ -441,7 +448,8 @@ XSHMEM_RMA_TYPES(XSHMEM_DEF_CTX_RMA)
     XSHMEMI_CTX_BEGIN("put" #BITS "_signal")                                                       \
     xx::check_put_signal<T>(call, static_cast<const T *>(dest), static_cast<const T *>(source),    \
                             nelems, sig_addr, sig_op);                                             \
-    xshmem_put##BITS##_signal(dest, source, nelems, sig_addr, signal, sig_op, w);                  \
+    xc::path::put_signal(ctx, false, static_cast<T *>(dest), static_cast<const T *>(source),       \
+                         nelems, sig_addr, signal, sig_op, w);                                     \
   }                                                                                                \
   void xshmem_ctx_put##BITS##_signal_nbi(xshmem_ctx_t ctx, void *dest, const void *source,         \
                                          size_t nelems, uint64_t *sig_addr, uint64_t signal,       \
@@ -449,7 +457,8 @@ XSHMEM_RMA_TYPES(XSHMEM_DEF_CTX_RMA)
     XSHMEMI_CTX_BEGIN("put" #BITS "_signal_nbi")                                                   \
     xx::check_put_signal<T>(call, static_cast<const T *>(dest), static_cast<const T *>(source),    \
                             nelems, sig_addr, sig_op);                                             \
-    xshmem_put##BITS##_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, w);              \
+    xc::path::put_signal(ctx, true, static_cast<T *>(dest), static_cast<const T *>(source),        \
+                         nelems, sig_addr, signal, sig_op, w);                                     \
   }
 XSHMEM_SIZED_TYPES(XSHMEM_DEF_CTX_SIZED)
 XSHMEM_DEF_CTX_SIZED(128, bits128_t)
@@ -458,24 +467,28 @@ XSHMEM_DEF_CTX_SIZED(128, bits128_t)
 void xshmem_ctx_putmem(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes, int pe) {
   XSHMEMI_CTX_BEGIN("putmem")
   xx::check_contig<unsigned char>(call, "dest", dest, "source", source, nbytes);
-  xshmem_putmem(dest, source, nbytes, w);
+  xc::path::put(ctx, static_cast<unsigned char *>(dest), static_cast<const unsigned char *>(source),
+                nbytes, w, false);
 }
 void xshmem_ctx_getmem(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes, int pe) {
   XSHMEMI_CTX_BEGIN("getmem")
   xx::check_contig<unsigned char>(call, "source", source, "dest", dest, nbytes);
-  xshmem_getmem(dest, source, nbytes, w);
+  xc::path::get(ctx, static_cast<unsigned char *>(dest), static_cast<const unsigned char *>(source),
+                nbytes, w, false);
 }
 void xshmem_ctx_putmem_nbi(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
                            int pe) {
   XSHMEMI_CTX_BEGIN("putmem_nbi")
   xx::check_contig<unsigned char>(call, "dest", dest, "source", source, nbytes);
-  xshmem_putmem_nbi(dest, source, nbytes, w);
+  xc::path::put(ctx, static_cast<unsigned char *>(dest), static_cast<const unsigned char *>(source),
+                nbytes, w, true);
 }
 void xshmem_ctx_getmem_nbi(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
                            int pe) {
   XSHMEMI_CTX_BEGIN("getmem_nbi")
   xx::check_contig<unsigned char>(call, "source", source, "dest", dest, nbytes);
-  xshmem_getmem_nbi(dest, source, nbytes, w);
+  xc::path::get(ctx, static_cast<unsigned char *>(dest), static_cast<const unsigned char *>(source),
+                nbytes, w, true);
 }
 void xshmem_ctx_putmem_signal(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
                               uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -483,7 +496,9 @@ void xshmem_ctx_putmem_signal(xshmem_ctx_t ctx, void *dest, const void *source, 
   xx::check_put_signal<unsigned char>(call, static_cast<const unsigned char *>(dest),
                                       static_cast<const unsigned char *>(source), nbytes, sig_addr,
                                       sig_op);
-  xshmem_putmem_signal(dest, source, nbytes, sig_addr, signal, sig_op, w);
+  xc::path::put_signal(ctx, false, static_cast<unsigned char *>(dest),
+                       static_cast<const unsigned char *>(source), nbytes, sig_addr, signal, sig_op,
+                       w);
 }
 void xshmem_ctx_putmem_signal_nbi(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -491,80 +506,86 @@ void xshmem_ctx_putmem_signal_nbi(xshmem_ctx_t ctx, void *dest, const void *sour
   xx::check_put_signal<unsigned char>(call, static_cast<const unsigned char *>(dest),
                                       static_cast<const unsigned char *>(source), nbytes, sig_addr,
                                       sig_op);
-  xshmem_putmem_signal_nbi(dest, source, nbytes, sig_addr, signal, sig_op, w);
+  xc::path::put_signal(ctx, true, static_cast<unsigned char *>(dest),
+                       static_cast<const unsigned char *>(source), nbytes, sig_addr, signal, sig_op,
+                       w);
 }
 
 #define XSHMEM_DEF_CTX_AMO_EXT(T, N)                                                            \
   T xshmem_ctx_##N##_atomic_fetch(xshmem_ctx_t ctx, const T *source, int pe) {                  \
     XSHMEMI_CTX_BEGIN_OR(#N "_atomic_fetch", static_cast<T>(0))                                 \
     xx::check_amo<T>(call, source, nullptr, false);                                             \
-    return xshmem_##N##_atomic_fetch(source, w);                                                \
+    return xc::path::amo<xd::amo_op::fetch>(ctx, const_cast<T *>(source), static_cast<T>(0),    \
+                                            static_cast<T>(0), w);                              \
   }                                                                                             \
   void xshmem_ctx_##N##_atomic_set(xshmem_ctx_t ctx, T *dest, T value, int pe) {                \
     XSHMEMI_CTX_BEGIN(#N "_atomic_set")                                                         \
     xx::check_amo<T>(call, dest, nullptr, false);                                               \
-    xshmem_##N##_atomic_set(dest, value, w);                                                    \
+    xc::path::amo<xd::amo_op::set>(ctx, dest, value, static_cast<T>(0), w);                     \
   }                                                                                             \
   T xshmem_ctx_##N##_atomic_swap(xshmem_ctx_t ctx, T *dest, T value, int pe) {                  \
     XSHMEMI_CTX_BEGIN_OR(#N "_atomic_swap", static_cast<T>(0))                                  \
     xx::check_amo<T>(call, dest, nullptr, false);                                               \
-    return xshmem_##N##_atomic_swap(dest, value, w);                                            \
+    return xc::path::amo<xd::amo_op::swap>(ctx, dest, value, static_cast<T>(0), w);             \
   }                                                                                             \
   void xshmem_ctx_##N##_atomic_fetch_nbi(xshmem_ctx_t ctx, T *fetch, const T *source, int pe) { \
     XSHMEMI_CTX_BEGIN(#N "_atomic_fetch_nbi")                                                   \
     xx::check_amo<T>(call, source, fetch, true);                                                \
-    xshmem_##N##_atomic_fetch_nbi(fetch, source, w);                                            \
+    *fetch = xc::path::amo<xd::amo_op::fetch>(ctx, const_cast<T *>(source), static_cast<T>(0),  \
+                                              static_cast<T>(0), w);                            \
   }                                                                                             \
   void xshmem_ctx_##N##_atomic_swap_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, T value, int pe) { \
     XSHMEMI_CTX_BEGIN(#N "_atomic_swap_nbi")                                                    \
     xx::check_amo<T>(call, dest, fetch, true);                                                  \
-    xshmem_##N##_atomic_swap_nbi(fetch, dest, value, w);                                        \
+    *fetch = xc::path::amo<xd::amo_op::swap>(ctx, dest, value, static_cast<T>(0), w);           \
   }
 XSHMEM_AMO_EXTENDED_TYPES(XSHMEM_DEF_CTX_AMO_EXT)
 #undef XSHMEM_DEF_CTX_AMO_EXT
 
-#define XSHMEM_DEF_CTX_AMO_STD(T, N)                                                           \
-  T xshmem_ctx_##N##_atomic_compare_swap(xshmem_ctx_t ctx, T *dest, T cond, T value, int pe) { \
-    XSHMEMI_CTX_BEGIN_OR(#N "_atomic_compare_swap", static_cast<T>(0))                         \
-    xx::check_amo<T>(call, dest, nullptr, false);                                              \
-    return xshmem_##N##_atomic_compare_swap(dest, cond, value, w);                             \
-  }                                                                                            \
-  T xshmem_ctx_##N##_atomic_fetch_inc(xshmem_ctx_t ctx, T *dest, int pe) {                     \
-    XSHMEMI_CTX_BEGIN_OR(#N "_atomic_fetch_inc", static_cast<T>(0))                            \
-    xx::check_amo<T>(call, dest, nullptr, false);                                              \
-    return xshmem_##N##_atomic_fetch_inc(dest, w);                                             \
-  }                                                                                            \
-  void xshmem_ctx_##N##_atomic_inc(xshmem_ctx_t ctx, T *dest, int pe) {                        \
-    XSHMEMI_CTX_BEGIN(#N "_atomic_inc")                                                        \
-    xx::check_amo<T>(call, dest, nullptr, false);                                              \
-    xshmem_##N##_atomic_inc(dest, w);                                                          \
-  }                                                                                            \
-  T xshmem_ctx_##N##_atomic_fetch_add(xshmem_ctx_t ctx, T *dest, T value, int pe) {            \
-    XSHMEMI_CTX_BEGIN_OR(#N "_atomic_fetch_add", static_cast<T>(0))                            \
-    xx::check_amo<T>(call, dest, nullptr, false);                                              \
-    return xshmem_##N##_atomic_fetch_add(dest, value, w);                                      \
-  }                                                                                            \
-  void xshmem_ctx_##N##_atomic_add(xshmem_ctx_t ctx, T *dest, T value, int pe) {               \
-    XSHMEMI_CTX_BEGIN(#N "_atomic_add")                                                        \
-    xx::check_amo<T>(call, dest, nullptr, false);                                              \
-    xshmem_##N##_atomic_add(dest, value, w);                                                   \
-  }                                                                                            \
-  void xshmem_ctx_##N##_atomic_compare_swap_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, T cond,   \
-                                                T value, int pe) {                             \
-    XSHMEMI_CTX_BEGIN(#N "_atomic_compare_swap_nbi")                                           \
-    xx::check_amo<T>(call, dest, fetch, true);                                                 \
-    xshmem_##N##_atomic_compare_swap_nbi(fetch, dest, cond, value, w);                         \
-  }                                                                                            \
-  void xshmem_ctx_##N##_atomic_fetch_inc_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, int pe) {    \
-    XSHMEMI_CTX_BEGIN(#N "_atomic_fetch_inc_nbi")                                              \
-    xx::check_amo<T>(call, dest, fetch, true);                                                 \
-    xshmem_##N##_atomic_fetch_inc_nbi(fetch, dest, w);                                         \
-  }                                                                                            \
-  void xshmem_ctx_##N##_atomic_fetch_add_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, T value,     \
-                                             int pe) {                                         \
-    XSHMEMI_CTX_BEGIN(#N "_atomic_fetch_add_nbi")                                              \
-    xx::check_amo<T>(call, dest, fetch, true);                                                 \
-    xshmem_##N##_atomic_fetch_add_nbi(fetch, dest, value, w);                                  \
+#define XSHMEM_DEF_CTX_AMO_STD(T, N)                                                              \
+  T xshmem_ctx_##N##_atomic_compare_swap(xshmem_ctx_t ctx, T *dest, T cond, T value, int pe) {    \
+    XSHMEMI_CTX_BEGIN_OR(#N "_atomic_compare_swap", static_cast<T>(0))                            \
+    xx::check_amo<T>(call, dest, nullptr, false);                                                 \
+    return xc::path::amo<xd::amo_op::compare_swap>(ctx, dest, value, cond, w);                    \
+  }                                                                                               \
+  T xshmem_ctx_##N##_atomic_fetch_inc(xshmem_ctx_t ctx, T *dest, int pe) {                        \
+    XSHMEMI_CTX_BEGIN_OR(#N "_atomic_fetch_inc", static_cast<T>(0))                               \
+    xx::check_amo<T>(call, dest, nullptr, false);                                                 \
+    return xc::path::amo<xd::amo_op::fetch_add>(ctx, dest, static_cast<T>(1), static_cast<T>(0),  \
+                                                w);                                               \
+  }                                                                                               \
+  void xshmem_ctx_##N##_atomic_inc(xshmem_ctx_t ctx, T *dest, int pe) {                           \
+    XSHMEMI_CTX_BEGIN(#N "_atomic_inc")                                                           \
+    xx::check_amo<T>(call, dest, nullptr, false);                                                 \
+    xc::path::amo<xd::amo_op::fetch_add>(ctx, dest, static_cast<T>(1), static_cast<T>(0), w);     \
+  }                                                                                               \
+  T xshmem_ctx_##N##_atomic_fetch_add(xshmem_ctx_t ctx, T *dest, T value, int pe) {               \
+    XSHMEMI_CTX_BEGIN_OR(#N "_atomic_fetch_add", static_cast<T>(0))                               \
+    xx::check_amo<T>(call, dest, nullptr, false);                                                 \
+    return xc::path::amo<xd::amo_op::fetch_add>(ctx, dest, value, static_cast<T>(0), w);          \
+  }                                                                                               \
+  void xshmem_ctx_##N##_atomic_add(xshmem_ctx_t ctx, T *dest, T value, int pe) {                  \
+    XSHMEMI_CTX_BEGIN(#N "_atomic_add")                                                           \
+    xx::check_amo<T>(call, dest, nullptr, false);                                                 \
+    xc::path::amo<xd::amo_op::fetch_add>(ctx, dest, value, static_cast<T>(0), w);                 \
+  }                                                                                               \
+  void xshmem_ctx_##N##_atomic_compare_swap_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, T cond,      \
+                                                T value, int pe) {                                \
+    XSHMEMI_CTX_BEGIN(#N "_atomic_compare_swap_nbi")                                              \
+    xx::check_amo<T>(call, dest, fetch, true);                                                    \
+    *fetch = xc::path::amo<xd::amo_op::compare_swap>(ctx, dest, value, cond, w);                  \
+  }                                                                                               \
+  void xshmem_ctx_##N##_atomic_fetch_inc_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, int pe) {       \
+    XSHMEMI_CTX_BEGIN(#N "_atomic_fetch_inc_nbi")                                                 \
+    xx::check_amo<T>(call, dest, fetch, true);                                                    \
+    *fetch =                                                                                      \
+        xc::path::amo<xd::amo_op::fetch_add>(ctx, dest, static_cast<T>(1), static_cast<T>(0), w); \
+  }                                                                                               \
+  void xshmem_ctx_##N##_atomic_fetch_add_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, T value,        \
+                                             int pe) {                                            \
+    XSHMEMI_CTX_BEGIN(#N "_atomic_fetch_add_nbi")                                                 \
+    xx::check_amo<T>(call, dest, fetch, true);                                                    \
+    *fetch = xc::path::amo<xd::amo_op::fetch_add>(ctx, dest, value, static_cast<T>(0), w);        \
   }
 XSHMEM_AMO_STANDARD_TYPES(XSHMEM_DEF_CTX_AMO_STD)
 #undef XSHMEM_DEF_CTX_AMO_STD
@@ -573,18 +594,18 @@ XSHMEM_AMO_STANDARD_TYPES(XSHMEM_DEF_CTX_AMO_STD)
   T xshmem_ctx_##N##_atomic_fetch_##OP(xshmem_ctx_t ctx, T *dest, T value, int pe) {          \
     XSHMEMI_CTX_BEGIN_OR(#N "_atomic_fetch_" #OP, static_cast<T>(0))                          \
     xx::check_amo<T>(call, dest, nullptr, false);                                             \
-    return xshmem_##N##_atomic_fetch_##OP(dest, value, w);                                    \
+    return xc::path::amo<xd::amo_op::fetch_##OP>(ctx, dest, value, static_cast<T>(0), w);     \
   }                                                                                           \
   void xshmem_ctx_##N##_atomic_##OP(xshmem_ctx_t ctx, T *dest, T value, int pe) {             \
     XSHMEMI_CTX_BEGIN(#N "_atomic_" #OP)                                                      \
     xx::check_amo<T>(call, dest, nullptr, false);                                             \
-    xshmem_##N##_atomic_##OP(dest, value, w);                                                 \
+    xc::path::amo<xd::amo_op::fetch_##OP>(ctx, dest, value, static_cast<T>(0), w);            \
   }                                                                                           \
   void xshmem_ctx_##N##_atomic_fetch_##OP##_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, T value, \
                                                 int pe) {                                     \
     XSHMEMI_CTX_BEGIN(#N "_atomic_fetch_" #OP "_nbi")                                         \
     xx::check_amo<T>(call, dest, fetch, true);                                                \
-    xshmem_##N##_atomic_fetch_##OP##_nbi(fetch, dest, value, w);                              \
+    *fetch = xc::path::amo<xd::amo_op::fetch_##OP>(ctx, dest, value, static_cast<T>(0), w);   \
   }
 #define XSHMEM_DEF_CTX_AMO_BIT(T, N)   \
   XSHMEM_DEF_CTX_AMO_BIT_OP(T, N, and) \

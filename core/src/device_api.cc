@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <mutex>
 #include <vector>
 
@@ -31,6 +32,7 @@ struct Sinks {
   std::vector<sink_fn> fns;
   uint64_t version_given = 0;  // device_state_version() the sinks hold; 0: none
   dev::state_t image{};        // what they were given
+  int refused = 0;             // units refused at registration (another device-state layout)
 };
 Sinks &sinks() {
   static Sinks *s = new Sinks;  // never destroyed: sinks may register during static init
@@ -49,18 +51,31 @@ void give(sink_fn fn, const dev::state_t &image, int device) {
 
 }  // namespace
 
-void notify_device_state_sinks() {
+bool device_layout_accepted(int layout, const char *unit, char *line, size_t len) {
+  if (layout == XSHMEM_DEVICE_STATE_LAYOUT) return true;
+  snprintf(
+      line, len,
+      "kernel module %s was compiled against device-state layout %d%s, this libxshmem has "
+      "%d; rebuild it against this xshmem",
+      unit != nullptr ? unit : "(unnamed, registered by an xshmem before layouts were numbered)",
+      layout, layout == 0 ? " (unnumbered)" : "", XSHMEM_DEVICE_STATE_LAYOUT);
+  return false;
+}
+
+Status notify_device_state_sinks() {
 #if defined(XSHMEM_HAVE_CUDA)
   Sinks &s = sinks();
   std::lock_guard<std::mutex> lock(s.mutex);
+  if (heap_on_device() && s.refused > 0) return XSHMEM_ERR_ABI;  // the units were named then
   uint64_t version = device_state_version();
-  if (!heap_on_device() || version == s.version_given) return;
-  if (!gpu::state_image(&s.image)) return;
+  if (!heap_on_device() || version == s.version_given) return XSHMEM_SUCCESS;
+  if (!gpu::state_image(&s.image)) return XSHMEM_SUCCESS;
   s.version_given = version;
   for (sink_fn fn : s.fns) give(fn, s.image, cuda_device());
   XLOG_DEBUG(kSubsys, "device state version %llu given to %zu CUDA modules",
              static_cast<unsigned long long>(version), s.fns.size());
 #endif
+  return XSHMEM_SUCCESS;
 }
 
 void reset_device_state_sinks() {
@@ -84,14 +99,30 @@ namespace {
 }  // namespace
 #endif
 
-extern "C" int xshmemi_register_device_state_sink(int (*sink)(const void *, size_t, int)) {
+// Checks the unit's layout before anything else: a refused sink is never called, so none of the
+// unit's kernels reads a table of another layout (they see an empty state, and init on a GPU heap
+// fails).
+extern "C" int xshmemi_register_device_state_sink2(int layout, const char *unit,
+                                                   int (*sink)(const void *, size_t, int)) {
   if (sink == nullptr) return 0;
   xc::Sinks &s = xc::sinks();
   std::lock_guard<std::mutex> lock(s.mutex);
+  char line[512];
+  if (!xc::device_layout_accepted(layout, unit, line, sizeof line)) {
+    ++s.refused;
+    XLOG_ERROR(xc::kSubsys, "%s", line);
+    return XSHMEM_ERR_ABI;
+  }
   s.fns.push_back(sink);
   // A module loaded after init gets the state at once.
   if (s.version_given != 0) xc::give(sink, s.image, xc::cuda_device());
   return 0;
+}
+
+// Units built against an xshmem whose cuda_api.h predates numbered layouts register here: their
+// state_t is not this library's, so they are refused (layout 0).
+extern "C" int xshmemi_register_device_state_sink(int (*sink)(const void *, size_t, int)) {
+  return xshmemi_register_device_state_sink2(0, nullptr, sink);
 }
 
 // The device state by value; on a host heap, the host state (what CPU code would pass).

@@ -6,13 +6,23 @@
 #ifndef XSHMEM_CORE_DEVICE_API_H
 #define XSHMEM_CORE_DEVICE_API_H
 
+#include <cstddef>
+
+#include "status.h"
+
 namespace xshmem::core {
+
+// Whether a CUDA translation unit compiled against device-state layout `layout` may take this
+// library's device state (XSHMEM_DEVICE_STATE_LAYOUT, <xshmem/device/state.h>). When not, writes
+// the one-line diagnostic naming `unit` into line[len]. The check xshmemi_register_*_sink makes.
+bool device_layout_accepted(int layout, const char *unit, char *line, size_t len);
 
 // Gives every registered sink the current device state, when there is one (GPU heap) and it is
 // newer than what the sinks last got. Called by init after cuda::publish_state, and after any
 // later republication; cheap when nothing changed. Failures of a sink are logged (a kernel
-// module that could not take the state), not fatal.
-void notify_device_state_sinks();
+// module that could not take the state), not fatal. XSHMEM_ERR_ABI on a GPU heap when a unit was
+// refused at registration (another device-state layout): its kernels would read no state.
+Status notify_device_state_sinks();
 
 // Forgets what the sinks were given (finalize), so a later init hands them the new state.
 void reset_device_state_sinks();

@@ -1,5 +1,6 @@
 // xshmem host API: atomics (fetching, non-fetching and _nbi; standard, extended and bitwise
-// type classes), running the path code of <xshmem/device/amo.h>.
+// type classes), running the one path function of each (host_path.h: the dispatcher of
+// <xshmem/device/amo.h>) under XSHMEM_CTX_DEFAULT.
 //
 // On the LSA path an atomic completes before it returns, so the _nbi fetching forms store the
 // old value right away (valid after the next quiet, as OpenSHMEM promises).
@@ -10,7 +11,7 @@
 #include <xshmem/xshmem.h>
 
 #include "checks.h"
-#include "cuda/device_ops.h"
+#include "host_path.h"
 #include "runtime.h"
 
 namespace xshmem::core {
@@ -28,17 +29,10 @@ void check_amo(const char *call, const T *dest, int pe, const T *fetch = nullptr
   if (has_fetch) check_buffer(call, "fetch", fetch, sizeof(T));
 }
 
-// Runs `Op` at `pe`: the path code on host heaps, a one-thread kernel on GPU heaps (the host
-// cannot access GPU memory atomically). Operands travel as the bits of T (4 or 8 bytes).
+// Runs `Op` at `pe` under the default context (host_path.h).
 template <dev::amo_op Op, typename T>
 T run(T *dest, T value, T cond, int pe) {
-  XSHMEM_IF_GPU_HEAP {
-    using U = typename dev::atomic::uint_of<sizeof(T)>::type;
-    uint64_t old =
-        gpu::amo(Op, sizeof(T), dest, dev::atomic::bits<U>(value), dev::atomic::bits<U>(cond), pe);
-    return dev::atomic::bits<T>(static_cast<U>(old));
-  }
-  return dev::amo<Op>(state(), dest, value, cond, pe);
+  return path::amo<Op>(XSHMEM_CTX_DEFAULT, dest, value, cond, pe);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // xshmem host API: RMA (put, get, p, g, iput, iget; typed, sized and mem).
 //
-// Each entry point validates its arguments (checks.h) and runs the path code of
-// <xshmem/device/rma.h>, the same code GPU threads run. The typed functions are generated from
+// Each entry point validates its arguments (checks.h) and runs the one path function of its
+// operation (host_path.h: the dispatcher of <xshmem/device/rma.h>, the same code GPU threads
+// run) under XSHMEM_CTX_DEFAULT. The typed functions are generated from
 // the X-macro tables of <xshmem/types.h>.
 #include <cstddef>
 #include <cstdint>
@@ -10,7 +11,7 @@
 #include <xshmem/xshmem.h>
 
 #include "checks.h"
-#include "cuda/device_ops.h"
+#include "host_path.h"
 #include "runtime.h"
 
 namespace xshmem::core {
@@ -20,6 +21,8 @@ namespace {
 struct alignas(16) bits128_t {
   unsigned char b[16];
 };
+
+constexpr int32_t kCtxDefault = XSHMEM_CTX_DEFAULT;
 
 // Validates a contiguous transfer: `sym` is the symmetric side, `local` the private buffer
 // (not checked when local_arg is NULL: p and g move a value).
@@ -64,76 +67,48 @@ void check_strided(const char *call, const char *sym_arg, const void *sym, ptrdi
   check_buffer(call, local_arg, local, local_bytes);
 }
 
+// Each entry: its checks, then the one path function under the default context.
 template <typename T>
 void put(const char *call, T *dest, const T *source, size_t nelems, int pe) {
   check_contig<T>(call, "dest", dest, "source", source, nelems, pe);
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::copy(gpu::peer_addr(dest, pe), source, nelems * sizeof(T), true);
-  }
-  dev::put(state(), dest, source, nelems, pe);
+  path::put(kCtxDefault, dest, source, nelems, pe, false);
 }
 template <typename T>
 void put_nbi(const char *call, T *dest, const T *source, size_t nelems, int pe) {
   check_contig<T>(call, "dest", dest, "source", source, nelems, pe);
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::copy(gpu::peer_addr(dest, pe), source, nelems * sizeof(T), false);
-  }
-  dev::put_nbi(state(), dest, source, nelems, pe);
+  path::put(kCtxDefault, dest, source, nelems, pe, true);
 }
 template <typename T>
 void get(const char *call, T *dest, const T *source, size_t nelems, int pe) {
   check_contig<T>(call, "source", source, "dest", dest, nelems, pe);
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::copy(dest, gpu::peer_addr(source, pe), nelems * sizeof(T), true);
-  }
-  dev::get(state(), dest, source, nelems, pe);
+  path::get(kCtxDefault, dest, source, nelems, pe, false);
 }
 template <typename T>
 void get_nbi(const char *call, T *dest, const T *source, size_t nelems, int pe) {
   check_contig<T>(call, "source", source, "dest", dest, nelems, pe);
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::copy(dest, gpu::peer_addr(source, pe), nelems * sizeof(T), false);
-  }
-  dev::get_nbi(state(), dest, source, nelems, pe);
+  path::get(kCtxDefault, dest, source, nelems, pe, true);
 }
 template <typename T>
 void p(const char *call, T *dest, T value, int pe) {
   check_contig<T>(call, "dest", dest, nullptr, nullptr, 1, pe);
-  // A pageable source is staged before cudaMemcpyAsync returns, so `value` may go away.
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::copy(gpu::peer_addr(dest, pe), &value, sizeof(T), false);
-  }
-  dev::p(state(), dest, value, pe);
+  path::p(kCtxDefault, dest, value, pe);
 }
 template <typename T>
 T g(const char *call, const T *source, int pe) {
   check_contig<T>(call, "source", source, nullptr, nullptr, 1, pe);
-  XSHMEM_IF_GPU_HEAP {
-    T value;
-    gpu::copy(&value, gpu::peer_addr(source, pe), sizeof(T), true);
-    return value;
-  }
-  return dev::g(state(), source, pe);
+  return path::g(kCtxDefault, source, pe);
 }
 template <typename T>
 void iput(const char *call, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
           int pe) {
   check_strided<T>(call, "dest", dest, dst, "dst", "source", source, sst, "sst", nelems, pe);
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::copy_strided(gpu::peer_addr(dest, pe), static_cast<size_t>(dst) * sizeof(T), source,
-                             static_cast<size_t>(sst) * sizeof(T), sizeof(T), nelems, true);
-  }
-  dev::iput(state(), dest, source, dst, sst, nelems, pe);
+  path::iput(kCtxDefault, dest, source, dst, sst, nelems, pe);
 }
 template <typename T>
 void iget(const char *call, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
           int pe) {
   check_strided<T>(call, "source", source, sst, "sst", "dest", dest, dst, "dst", nelems, pe);
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::copy_strided(dest, static_cast<size_t>(dst) * sizeof(T), gpu::peer_addr(source, pe),
-                             static_cast<size_t>(sst) * sizeof(T), sizeof(T), nelems, true);
-  }
-  dev::iget(state(), dest, source, dst, sst, nelems, pe);
+  path::iget(kCtxDefault, dest, source, dst, sst, nelems, pe);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "checks.h"
 #include "cuda/device_ops.h"
+#include "host_path.h"
 #include "runtime.h"
 
 static_assert(XSHMEM_SIGNAL_SET == xshmem::dev::kSignalSet &&
@@ -48,14 +49,7 @@ void put_signal(const char *call, bool nbi, T *dest, const T *source, size_t nel
                  static_cast<void *>(dest), bytes);
     }
   }
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::put_signal(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe, !nbi);
-  }
-  if (nbi) {
-    dev::put_signal_nbi(state(), dest, source, nelems, sig_addr, signal, sig_op, pe);
-  } else {
-    dev::put_signal(state(), dest, source, nelems, sig_addr, signal, sig_op, pe);
-  }
+  path::put_signal(XSHMEM_CTX_DEFAULT, nbi, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 // Reads the local signal: an acquire load, or on a GPU heap a copy to the host.
@@ -123,10 +117,7 @@ void xshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe) {
   xc::check_init(call);
   xc::check_pe(call, pe);
   xc::check_sig_addr(call, sig_addr);
-  XSHMEM_IF_GPU_HEAP {
-    return xc::gpu::put_signal(nullptr, nullptr, 0, sig_addr, signal, xd::kSignalAdd, pe, false);
-  }
-  xd::signal_op(xc::state(), sig_addr, signal, xd::kSignalAdd, pe);
+  xc::path::signal(XSHMEM_CTX_DEFAULT, sig_addr, signal, xd::kSignalAdd, pe);
 }
 
 void xshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe) {
@@ -134,10 +125,7 @@ void xshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe) {
   xc::check_init(call);
   xc::check_pe(call, pe);
   xc::check_sig_addr(call, sig_addr);
-  XSHMEM_IF_GPU_HEAP {
-    return xc::gpu::put_signal(nullptr, nullptr, 0, sig_addr, signal, xd::kSignalSet, pe, false);
-  }
-  xd::signal_op(xc::state(), sig_addr, signal, xd::kSignalSet, pe);
+  xc::path::signal(XSHMEM_CTX_DEFAULT, sig_addr, signal, xd::kSignalSet, pe);
 }
 
 uint64_t xshmem_signal_fetch(const uint64_t *sig_addr) {

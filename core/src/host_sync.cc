@@ -6,6 +6,7 @@
 
 #include "checks.h"
 #include "cuda/device_ops.h"
+#include "host_path.h"
 #include "runtime.h"
 
 namespace xshmem::core {
@@ -38,15 +39,12 @@ extern "C" {
 
 void xshmem_fence(void) {
   xc::check_init("xshmem_fence");
-  xd::fence(xc::state());
+  xc::path::fence(XSHMEM_CTX_DEFAULT);
 }
 
 void xshmem_quiet(void) {
   xc::check_init("xshmem_quiet");
-  XSHMEM_IF_GPU_HEAP {
-    xc::gpu::quiet();
-  }
-  xd::quiet(xc::state());
+  xc::path::quiet(XSHMEM_CTX_DEFAULT);
 }
 
 void xshmem_barrier_all(void) {

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include <xshmem/device/coll_reduce.h>  // collectives: reductions
-#include <xshmem/device/coll_move.h>    // collectives: data movement
+#include <xshmem/device/coll_move.h>
+#include <xshmem/device/coll_reduce.h>
 #include <xshmem/xshmem.h>
 #include <xshmem/xshmemx.h>
 #include "loader.h"
@@ -65,6 +65,7 @@ void on_remote_error(int pe, const char *op, int status) {
 Status build_state() {
   dev::state_t &s = g_rt.state;
   s = dev::state_t{};
+  s.layout = XSHMEM_DEVICE_STATE_LAYOUT;
   s.my_pe = g_rt.job.my_pe;
   s.n_pes = g_rt.job.n_pes;
   s.heap_base = reinterpret_cast<uintptr_t>(g_rt.heap.base());
@@ -83,14 +84,12 @@ Status build_state() {
   s.wait_timeout_ns =
       static_cast<uint64_t>(config::get_duration_ms("XSHMEM_WAIT_TIMEOUT")) * 1000000u;
   s.on_wait_timeout = on_wait_timeout;
-  // ---- collectives: reductions ----
   {
     const std::string algo = config::get_enum("XSHMEM_COLL_REDUCE_ALGO");
     s.coll_reduce_algo = algo == "direct" ? dev::kReduceDirect
                          : algo == "rsag" ? dev::kReduceRsag
                                           : dev::kReduceAuto;
   }
-  // ---- collectives: data movement ----
   {
     const std::string bcast = config::get_enum("XSHMEM_COLL_BCAST_ALGO");
     s.coll_bcast_algo = bcast == "direct" ? dev::kMoveDirect
@@ -101,16 +100,15 @@ Status build_state() {
                            : fcollect == "ring" ? dev::kMoveRing
                                                 : dev::kMoveAuto;
   }
-  // ---- end collectives: data movement ----
   // GPU heaps: the copy kernels use, handed to every CUDA module of the program.
   XSHMEM_CHECK(cuda::publish_state(s));
-  notify_device_state_sinks();
+  XSHMEM_CHECK(notify_device_state_sinks());
   return XSHMEM_SUCCESS;
 }
 
 Status republish_state() {
   XSHMEM_CHECK(cuda::publish_state(g_rt.state));
-  notify_device_state_sinks();
+  XSHMEM_CHECK(notify_device_state_sinks());
   return XSHMEM_SUCCESS;
 }
 }  // namespace xshmem::core

@@ -128,7 +128,6 @@ __global__ void team_kernel(const dev::state_t *ds, int team, int kind, uint64_t
   }
 }
 
-// ---- collectives: data movement ----
 // The element of 16-byte alltoalls (long double on the host side).
 struct alignas(16) coll_bits128_t {
   unsigned char b[16];
@@ -187,9 +186,7 @@ __global__ void coll_move_kernel(const dev::state_t *ds, int op, int team, void 
   if (threadIdx.x == 0) *result = rc;
 }
 constexpr unsigned kCollMoveThreads = 256;
-// ---- end collectives: data movement ----
 
-// ---- collectives: reductions ----
 constexpr unsigned kReduceThreads = 256;
 // Reductions of at least this many bytes that take rsag run on a grid of up to this many blocks.
 constexpr size_t kReduceGridMinBytes = size_t{1} << 20;
@@ -210,16 +207,12 @@ __global__ void reduce_phase_kernel(const dev::state_t *ds, int team, int op, in
   dev::red::kind kd{};
   if (!dev::reduce_kind_of(op, dtype, &kd)) return;
   const dev::team_t t = dev::team_of(*ds, team);
-  const unsigned rank = blockIdx.x * blockDim.x + threadIdx.x, size = gridDim.x * blockDim.x;
   if (phase == 0) {
-    dev::red::rsag_reduce_phase(*ds, t, kd, dest, source, n, rank, size);
+    dev::red::rsag_reduce_phase<dev::grid_group>(*ds, t, kd, dest, source, n);
   } else {
-    dev::red::rsag_gather_phase(*ds, t, kd, dest, n, rank, size);
+    dev::red::rsag_gather_phase<dev::grid_group>(*ds, t, kd, dest, n);
   }
 }
-// ---- end collectives: reductions ----
-
-// ---- end collectives: reductions ----
 
 void launched(const char *what) {
   check(what, cudaGetLastError());
@@ -306,7 +299,6 @@ uint64_t team_op(int team, int kind, uint64_t value, int op) {
   return result;
 }
 
-// ---- collectives: data movement ----
 int coll_move(int op, int team, void *dest, const void *source, size_t nbytes, size_t elem,
               ptrdiff_t dst, ptrdiff_t sst, int root) {
   // The result goes through the heap's host_result word (one host kernel with a result at a
@@ -323,9 +315,7 @@ int coll_move(int op, int team, void *dest, const void *source, size_t nbytes, s
   sync(internal(), "collective kernel");
   return rc;
 }
-// ---- end collectives: data movement ----
 
-// ---- collectives: reductions ----
 int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n,
            void *user_stream) {
   cudaStream_t st = user_stream ? static_cast<cudaStream_t>(user_stream) : internal();
@@ -369,7 +359,6 @@ int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n
   read_local(&rc, &state().internal->host_result, sizeof rc);
   return static_cast<int>(static_cast<int64_t>(rc));
 }
-// ---- end collectives: reductions ----
 
 int load_kernels(const char **failed) {
   // cudaFuncGetAttributes loads the kernel (the documented way to preload under lazy loading).
@@ -382,12 +371,9 @@ int load_kernels(const char **failed) {
       {reinterpret_cast<const void *>(&fence_kernel), "fence_kernel"},
       {reinterpret_cast<const void *>(&sync_kernel), "sync_kernel"},
       {reinterpret_cast<const void *>(&team_kernel), "team_kernel"},
-      // ---- collectives: reductions ----
       {reinterpret_cast<const void *>(&reduce_kernel), "reduce_kernel"},
       {reinterpret_cast<const void *>(&reduce_phase_kernel), "reduce_phase_kernel"},
-      // ---- collectives: data movement ----
       {reinterpret_cast<const void *>(&coll_move_kernel), "coll_move_kernel"},
-      // ---- end collectives: data movement ----
   };
   for (const auto &k : kernels) {
     cudaFuncAttributes attr{};

@@ -62,7 +62,6 @@ void world_sync(bool barrier);
 // `op` (returns the result).
 uint64_t team_op(int team, int kind, uint64_t value, int op);
 
-// ---- collectives: data movement ----
 // Runs data-movement collective `op` (dev::coll_move_op) of team handle `team` in a one-block
 // kernel on the internal stream (the path code of <xshmem/device/coll_move.h>); waits for it.
 // nbytes: bytes per member (alltoalls: nelems * elem), elem: element size (alltoalls: 1, 2, 4,
@@ -70,16 +69,13 @@ uint64_t team_op(int team, int kind, uint64_t value, int op);
 // code's result (0).
 int coll_move(int op, int team, void *dest, const void *source, size_t nbytes, size_t elem,
               ptrdiff_t dst, ptrdiff_t sst, int root);
-// ---- end collectives: data movement ----
 
-// ---- collectives: reductions ----
 // Reduction or scan `op` (dev::reduce_op) over elements of type code `dtype` (dev::reduce_dtype)
 // on team `team`, run by a one-block kernel on the internal stream (the path code's block form);
 // waits for it. Returns the path code's result (0). With a `stream` (a cudaStream_t), enqueues
 // the work there and returns 0 at once (the caller has checked membership and the type).
 int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n,
            void *stream = nullptr);
-// ---- end collectives: reductions ----
 
 // Copies device_state() (the struct; its pointers are device addresses) to *out. False when
 // there is no device state.

@@ -1,13 +1,14 @@
-// xshmem device API: remote atomics dispatched per peer over the data paths.
+// xshmem device API: the atomics dispatcher (amo_path; see rma.h for the shape).
 //
 // Atomic with respect to other atomics and to wait/test on the same location. Unordered with
 // other operations unless separated by fence/quiet. Fetching forms return the old value.
 #ifndef XSHMEM_DEVICE_AMO_H
 #define XSHMEM_DEVICE_AMO_H
 
-#include <xshmem/device/host_remote.h>
+#include <xshmem/device/group.h>
 #include <xshmem/device/lsa.h>
 #include <xshmem/device/ops.h>
+#include <xshmem/device/proxy.h>
 #include <xshmem/device/state.h>
 
 namespace xshmem::dev {
@@ -15,10 +16,13 @@ namespace xshmem::dev {
 // The atomic operations, as one code for the dispatcher.
 enum class amo_op { fetch, set, swap, compare_swap, fetch_add, fetch_and, fetch_or, fetch_xor };
 
-// Runs `op` on symmetric `dest` at `pe`: value is the operand, cond the compare_swap condition.
-// Returns the old value (meaningless for set).
-template <amo_op Op, typename T>
-XSHMEM_HD_INLINE T amo(const state_t &s, T *dest, T value, T cond, int pe) {
+// The dispatcher: runs `op` on symmetric `dest` at `pe` under context ctx: value is the operand,
+// cond the compare_swap condition. Returns the old value (meaningless for set). Atomics are
+// thread scope (OpenSHMEM has no group atomics): G is thread_group, kept as a parameter so that
+// every family has the same shape.
+template <amo_op Op, typename G, typename T>
+XSHMEM_HD_INLINE T amo_path(const state_t &s, int32_t ctx, T *dest, T value, T cond, int pe) {
+  static_assert(G::kThread, "atomics are thread-scope operations");
   dcheck_remote(s, kDevOpAtomic, pe, dest, sizeof(T));
   dcheck_align(s, kDevOpAtomic, pe, dest, sizeof(T));
   switch (peer_path(s, pe)) {
@@ -44,7 +48,6 @@ XSHMEM_HD_INLINE T amo(const state_t &s, T *dest, T value, T cond, int pe) {
         return lsa::fetch_xor(r, value);
       }
     }
-#if !defined(__CUDA_ARCH__)
     case XSHMEM_PATH_PROXY: {
       constexpr xshmem_amo_op_t kOp = Op == amo_op::fetch          ? XSHMEM_AMO_FETCH
                                       : Op == amo_op::set          ? XSHMEM_AMO_SET
@@ -54,19 +57,19 @@ XSHMEM_HD_INLINE T amo(const state_t &s, T *dest, T value, T cond, int pe) {
                                       : Op == amo_op::fetch_and    ? XSHMEM_AMO_FETCH_AND
                                       : Op == amo_op::fetch_or     ? XSHMEM_AMO_FETCH_OR
                                                                    : XSHMEM_AMO_FETCH_XOR;
-      if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
-        T old = remote::amo(s, 0, kOp, dest, value, cond, pe);
-        return Op == amo_op::set ? value : old;
-      } else {
-        unreachable_path(s, pe);  // no transport has atomics of this width
-        return T{};
-      }
+      T old = proxy::amo(s, ctx, kOp, dest, value, cond, pe);
+      return Op == amo_op::set ? value : old;
     }
-#endif
     default:
       unreachable_path(s, pe);
       return T{};
   }
+}
+
+// The thread-scope form under the default context (the ctx forms call amo_path).
+template <amo_op Op, typename T>
+XSHMEM_HD_INLINE T amo(const state_t &s, T *dest, T value, T cond, int pe) {
+  return amo_path<Op, thread_group>(s, kCtxDefault, dest, value, cond, pe);
 }
 
 template <typename T>
@@ -124,6 +127,65 @@ XSHMEM_HD_INLINE T atomic_fetch_xor(const state_t &s, T *dest, T value, int pe) 
 template <typename T>
 XSHMEM_HD_INLINE void atomic_xor(const state_t &s, T *dest, T value, int pe) {
   amo<amo_op::fetch_xor>(s, dest, value, T{}, pe);
+}
+
+// The ctx forms: the context goes to the path (its channel on PROXY peers).
+template <typename T>
+XSHMEM_HD_INLINE T atomic_fetch(const state_t &s, int32_t ctx, const T *source, int pe) {
+  return amo_path<amo_op::fetch, thread_group>(s, ctx, const_cast<T *>(source), T{}, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void atomic_set(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
+  amo_path<amo_op::set, thread_group>(s, ctx, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_swap(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
+  return amo_path<amo_op::swap, thread_group>(s, ctx, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_compare_swap(const state_t &s, int32_t ctx, T *dest, T cond, T value,
+                                       int pe) {
+  return amo_path<amo_op::compare_swap, thread_group>(s, ctx, dest, value, cond, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_fetch_add(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
+  return amo_path<amo_op::fetch_add, thread_group>(s, ctx, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void atomic_add(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
+  amo_path<amo_op::fetch_add, thread_group>(s, ctx, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_fetch_inc(const state_t &s, int32_t ctx, T *dest, int pe) {
+  return amo_path<amo_op::fetch_add, thread_group>(s, ctx, dest, T{1}, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void atomic_inc(const state_t &s, int32_t ctx, T *dest, int pe) {
+  amo_path<amo_op::fetch_add, thread_group>(s, ctx, dest, T{1}, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_fetch_and(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
+  return amo_path<amo_op::fetch_and, thread_group>(s, ctx, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void atomic_and(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
+  amo_path<amo_op::fetch_and, thread_group>(s, ctx, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_fetch_or(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
+  return amo_path<amo_op::fetch_or, thread_group>(s, ctx, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void atomic_or(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
+  amo_path<amo_op::fetch_or, thread_group>(s, ctx, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE T atomic_fetch_xor(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
+  return amo_path<amo_op::fetch_xor, thread_group>(s, ctx, dest, value, T{}, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void atomic_xor(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
+  amo_path<amo_op::fetch_xor, thread_group>(s, ctx, dest, value, T{}, pe);
 }
 
 }  // namespace xshmem::dev

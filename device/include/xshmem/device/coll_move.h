@@ -4,7 +4,7 @@
 // Written once on `const state_t &`: compiled for the host they are the host API on host heaps
 // (hostshm: copies through the mapped peer heaps), compiled by nvcc the device API. Each takes
 // the group G that runs it: coll_thread (one thread: the plain device form and the host),
-// warp_group or block_group of coop.h (the _warp/_block forms: every thread of the group calls
+// warp_group or block_group (group.h) (the _warp/_block forms: every thread of the group calls
 // with identical arguments). One group per member PE calls, in the same program order on every
 // member (OpenSHMEM team collective rules).
 //
@@ -58,9 +58,11 @@
 #include <stdint.h>
 
 #include <xshmem/device/atomic.h>
+#include <xshmem/device/group.h>
 #include <xshmem/device/lsa.h>
 #include <xshmem/device/ops.h>
 #include <xshmem/device/rma.h>
+#include <xshmem/device/signal.h>
 #include <xshmem/device/state.h>
 #include <xshmem/device/team.h>
 
@@ -70,12 +72,8 @@
 
 namespace xshmem::dev {
 
-// The group of one thread: the plain (thread-scope) device forms and the host API.
-struct coll_thread {
-  XSHMEM_HD_INLINE static unsigned rank() { return 0; }
-  XSHMEM_HD_INLINE static unsigned size() { return 1; }
-  XSHMEM_HD_INLINE static void sync() {}
-};
+// The group of one thread (group.h): the plain (thread-scope) device forms and the host API.
+using coll_thread = thread_group;
 
 // Operation codes (the host API's kernel on GPU heaps takes one).
 enum coll_move_op : int {
@@ -97,77 +95,35 @@ enum coll_move_algo : int32_t {
 
 namespace coll_move_detail {
 
-#if defined(__CUDACC__)
-// Independent 16-byte loads each thread has in flight before its stores. One block moving
-// megabytes is bound by the bytes it keeps in flight: 8 x 16 B per thread is 32 KiB for 256
-// threads (lsa::copy_group keeps 4).
-inline constexpr int kWideUnroll = 8;
-
-__device__ __forceinline__ void wide_copy(uint4 *d, const uint4 *s, size_t n, unsigned rank,
-                                          unsigned size) {
-  size_t i = rank;
-  const size_t stride = size;
-  for (; i + (kWideUnroll - 1) * stride < n; i += kWideUnroll * stride) {
-    uint4 v[kWideUnroll];
-#pragma unroll
-    for (int u = 0; u < kWideUnroll; ++u) v[u] = s[i + u * stride];
-#pragma unroll
-    for (int u = 0; u < kWideUnroll; ++u) d[i + u * stride] = v[u];
-  }
-  for (; i < n; i += stride) d[i] = s[i];
-}
-#endif
-
-// n bytes by the threads of G (no synchronisation): 16-byte accesses when both sides are 16-byte
-// aligned, else lsa::copy_group's alignment handling. The host copies with memcpy.
+// n bytes by the threads of G (no synchronisation), a local copy (source and destination both
+// on this PE): lsa::copy_bulk (16-byte accesses, many in flight, when both sides are 16-byte
+// aligned; the host copies with memcpy).
 template <typename G>
 XSHMEM_HD_INLINE void copy(void *dst, const void *src, size_t n) {
-  if (n == 0 || dst == src) return;
-#if defined(__CUDA_ARCH__)
-  if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0) {
-    const size_t units = n / 16;
-    wide_copy(static_cast<uint4 *>(dst), static_cast<const uint4 *>(src), units, G::rank(),
-              G::size());
-    auto *d = static_cast<unsigned char *>(dst);
-    const auto *c = static_cast<const unsigned char *>(src);
-    for (size_t i = units * 16 + G::rank(); i < n; i += G::size()) d[i] = c[i];
-  } else {
-    lsa::copy_group(dst, src, n, G::rank(), G::size());
-  }
-#else
-  memcpy(dst, src, n);
-#endif
+  lsa::copy_bulk<G>(dst, src, n);
 }
 
-// Puts n bytes from local `src` to symmetric `dest` at world PE `pe` (the group's share).
+// Puts n bytes from local `src` to symmetric `dest` at world PE `pe` (the group's share) through
+// the RMA dispatcher, whatever the peer's path: non-blocking, as every collective ends with a
+// team barrier (its quiet completes the puts) and orders a put before its completion signal
+// with the signal's fence.
 template <typename G>
 XSHMEM_HD_INLINE void put(const state_t &s, void *dest, const void *src, size_t n, int pe) {
-  if (n == 0) return;
-  switch (peer_path(s, pe)) {
-    case XSHMEM_PATH_LSA:
-      copy<G>(lsa_addr(s, dest, pe), src, n);
-      return;
-    default:
-      unreachable_path(s, pe);
-  }
+  putmem_path<bulk_group<G>>(s, kCtxDefault, dest, src, n, pe, /*nbi=*/true);
 }
 
-// Strided: element i from src[i * sst] to dst[i * dstride] (dst translated for `pe`; pe < 0:
-// local), the group's threads taking every size()-th element.
+// Strided: element i from src[i * sst] to dst[i * dstride] (pe < 0: a local copy, else through
+// the dispatcher to world PE pe), the group's threads taking every size()-th element.
 template <typename G, typename T>
 XSHMEM_HD_INLINE void put_strided(const state_t &s, T *dest, const T *src, ptrdiff_t dstride,
                                   ptrdiff_t sst, size_t nelems, int pe) {
   if (nelems == 0) return;
-  T *d = dest;
   if (pe >= 0) {
-    if (peer_path(s, pe) != XSHMEM_PATH_LSA) {
-      unreachable_path(s, pe);
-      return;
-    }
-    d = lsa_addr(s, dest, pe);
+    iput_path<bulk_group<G>>(s, kCtxDefault, dest, src, dstride, sst, nelems, pe, /*nbi=*/true);
+    return;
   }
   for (size_t i = G::rank(); i < nelems; i += G::size())
-    d[static_cast<ptrdiff_t>(i) * dstride] = src[static_cast<ptrdiff_t>(i) * sst];
+    dest[static_cast<ptrdiff_t>(i) * dstride] = src[static_cast<ptrdiff_t>(i) * sst];
 }
 
 // The team barrier by the group: its members' stores (each fenced by the group barrier's

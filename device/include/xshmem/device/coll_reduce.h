@@ -2,7 +2,7 @@
 // (sum_inscan, sum_exscan), written once for host and device.
 //
 // Compiled for the host they are the host API on host heaps (hostshm); compiled by nvcc they are
-// the device API, for one thread (reduce_thread_group), a warp or a block (coop.h's groups): every
+// the device API, for one thread (reduce_thread_group), a warp or a block (group.h): every
 // thread of the group calls with identical arguments, one group per member at a time.
 //
 // Every element is combined in team order, member 0 first, on every algorithm: all members get
@@ -39,6 +39,7 @@
 #include <type_traits>
 
 #include <xshmem/device/atomic.h>
+#include <xshmem/device/group.h>
 #include <xshmem/device/lsa.h>
 #include <xshmem/device/ops.h>
 #include <xshmem/device/p2p.h>
@@ -65,12 +66,8 @@ enum reduce_op : int {
 // Values of state_t::coll_reduce_algo (XSHMEM_COLL_REDUCE_ALGO).
 enum reduce_algo : int { kReduceAuto = 0, kReduceDirect = 1, kReduceRsag = 2 };
 
-// The group of one thread: the plain (thread-scope) form, and every host call.
-struct reduce_thread_group {
-  XSHMEM_HD_INLINE static unsigned rank() { return 0; }
-  XSHMEM_HD_INLINE static unsigned size() { return 1; }
-  XSHMEM_HD_INLINE static void sync() {}
-};
+// The group of one thread (group.h): the plain (thread-scope) form, and every host call.
+using reduce_thread_group = thread_group;
 
 // Full unrolling of the fixed-count loops below. GCC spells the pragma differently, and nvcc's
 // host pass rejects both spellings (the host pass of nvcc gets none).
@@ -164,7 +161,8 @@ XSHMEM_HD_INLINE E load_unit(const E *p) {
 
 // Where a fold reads member k's elements: this member's own buffer, or (slices) member k's slice
 // of the local team scratch, or (remote) member k's copy of a symmetric buffer through its
-// load/store mapping; `off` bytes further in every case.
+// load/store mapping (ptr: only rsag reads remotely, and only when every member is LSA,
+// use_direct); `off` bytes further in every case.
 struct sources {
   const state_t *s;
   const team_t *t;
@@ -175,7 +173,7 @@ struct sources {
   XSHMEM_HD_INLINE const void *at(int k) const {
     if (k == t->my_index) return own + off;
     if (slice != 0) return base + static_cast<size_t>(k) * slice + off;
-    return lsa_addr(*s, const_cast<unsigned char *>(base), team_world_pe(*t, k)) + off;
+    return ptr(*s, base, team_world_pe(*t, k)) + off;
   }
   XSHMEM_HD_INLINE sources advanced(size_t bytes) const {
     sources r = *this;
@@ -257,33 +255,19 @@ struct kind {
   unsigned scale;  // fold elements per element: esize for bitwise ops (they fold bytes), else 1
 };
 
-// Copies bytes to symmetric `dest` at `pe` with the group (no group barrier at the end).
+// Copies bytes to symmetric `dest` at `pe` with the group (no group barrier at the end), through
+// the RMA dispatcher: blocking, since the direct algorithm's signal that follows skips its own
+// fence (the members fenced).
 template <typename G>
 XSHMEM_HD_INLINE void group_put(const state_t &s, void *dest, const void *source, size_t bytes,
                                 int pe) {
-#if defined(__CUDA_ARCH__)
-  if (bytes == 0) return;
-  dcheck_remote(s, kDevOpPut, pe, dest, bytes);
-  switch (peer_path(s, pe)) {
-    case XSHMEM_PATH_LSA:
-      lsa::copy_group(lsa_addr(s, dest, pe), source, bytes, G::rank(), G::size());
-      return;
-    default:
-      unreachable_path(s, pe);
-  }
-#else
-  if (G::rank() == 0) putmem(s, dest, source, bytes, pe);
-#endif
+  putmem_path<G>(s, kCtxDefault, dest, source, bytes, pe, /*nbi=*/false);
 }
 
-// Local copy by the group (dest != source).
+// Local copy by the group (dest != source; both on this PE).
 template <typename G>
 XSHMEM_HD_INLINE void group_copy(void *dest, const void *source, size_t bytes) {
-#if defined(__CUDA_ARCH__)
-  lsa::copy_group(dest, source, bytes, G::rank(), G::size());
-#else
-  if (G::rank() == 0) lsa::copy(dest, source, bytes);
-#endif
+  lsa::group_copy<G>(dest, source, bytes);
 }
 
 template <typename G>
@@ -309,7 +293,7 @@ XSHMEM_HD_INLINE bool use_direct(const state_t &s, const team_t &t, size_t nredu
     return true;
   // rsag needs every member load/store reachable; direct serves any path.
   for (int i = 0; i < t.size; ++i)
-    if (i != t.my_index && peer_path(s, team_world_pe(t, i)) != XSHMEM_PATH_LSA) return true;
+    if (i != t.my_index && !lsa_reachable(s, team_world_pe(t, i))) return true;
   return false;
 }
 
@@ -383,37 +367,34 @@ XSHMEM_HD_INLINE void rsag_slice(int k, int n, size_t nreduce, size_t esize, siz
   *hi = b < nreduce ? b : nreduce;
 }
 
-// Phase 1 of rsag for a reduction (not a scan), by `size` threads, this one `rank`: dest's slice
-// of this member, from every member's source. Every member's source must be ready (a team sync
-// before); the callers sync the team after.
+// Phase 1 of rsag for a reduction (not a scan), by the threads of G: dest's slice of this member,
+// from every member's source. Every member's source must be ready (a team sync before); the
+// callers sync the team after.
+template <typename G>
 XSHMEM_HD_INLINE void rsag_reduce_phase(const state_t &s, const team_t &t, const kind &kd,
-                                        void *dest, const void *source, size_t nreduce,
-                                        unsigned rank, unsigned size) {
+                                        void *dest, const void *source, size_t nreduce) {
   size_t lo, hi;
   rsag_slice(t.my_index, t.size, nreduce, kd.esize, &lo, &hi);
   if (hi <= lo) return;
   const unsigned char *c = static_cast<const unsigned char *>(source);
   const sources src{&s, &t, c, c, 0, lo * kd.esize};
   kd.fold(static_cast<unsigned char *>(dest) + lo * kd.esize, src, 0, t.size, (hi - lo) * kd.scale,
-          rank, size);
+          G::rank(), G::size());
 }
 
-// Phase 2: the other members' finished slices into dest.
+// Phase 2: the other members' finished slices into dest (gets through the RMA dispatcher), by
+// the threads of G.
+template <typename G>
 XSHMEM_HD_INLINE void rsag_gather_phase(const state_t &s, const team_t &t, const kind &kd,
-                                        void *dest, size_t nreduce, unsigned rank, unsigned size) {
+                                        void *dest, size_t nreduce) {
   unsigned char *d = static_cast<unsigned char *>(dest);
   for (int dd = 1; dd < t.size; ++dd) {
     const int k = (t.my_index + dd) % t.size;
     size_t lo, hi;
     rsag_slice(k, t.size, nreduce, kd.esize, &lo, &hi);
     if (hi <= lo) continue;
-    const unsigned char *r = lsa_addr(s, d, team_world_pe(t, k));
-#if defined(__CUDA_ARCH__)
-    lsa::copy_group(d + lo * kd.esize, r + lo * kd.esize, (hi - lo) * kd.esize, rank, size);
-#else
-    if (rank == 0) lsa::copy(d + lo * kd.esize, r + lo * kd.esize, (hi - lo) * kd.esize);
-    (void)size;
-#endif
+    getmem_path<G>(s, kCtxDefault, d + lo * kd.esize, d + lo * kd.esize, (hi - lo) * kd.esize,
+                   team_world_pe(t, k), /*nbi=*/false);
   }
 }
 
@@ -443,9 +424,9 @@ XSHMEM_RED_OUTLINE void rsag(const state_t &s, const team_t &t, const kind &kd, 
       }
     }
   } else {
-    rsag_reduce_phase(s, t, kd, dest, source, nreduce, G::rank(), G::size());
+    rsag_reduce_phase<G>(s, t, kd, dest, source, nreduce);
     group_team_sync<G>(s, t);  // every slice is final
-    rsag_gather_phase(s, t, kd, dest, nreduce, G::rank(), G::size());
+    rsag_gather_phase<G>(s, t, kd, dest, nreduce);
   }
   group_team_sync<G>(s, t);  // nobody reads my source or dest any more
 }

@@ -7,9 +7,10 @@
 // context table has to be published to the GPU: creating or destroying a context, which any host
 // thread may do while kernels run, never touches the device state.
 //
-// Every data path built so far (LSA) completes an operation before it returns, so one fence or
-// quiet serves every context; a path that keeps operations in flight (GDA queues, PROXY rings)
-// would key its queues by the context entry.
+// The context goes down to the dispatchers (rma.h, amo.h, signal.h): LSA completes an operation
+// before it returns, so one fence or quiet serves every context there; a path that keeps
+// operations in flight keys its queues by the context entry (PROXY: the channel, host_remote.h
+// channel(); GDA queues later).
 #ifndef XSHMEM_DEVICE_CTX_H
 #define XSHMEM_DEVICE_CTX_H
 

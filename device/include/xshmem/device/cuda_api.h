@@ -50,13 +50,6 @@
 #include <xshmem/device/path.h>
 #include <xshmem/types.h>
 
-extern "C" {
-// Registers `sink`, called with the device state's bytes (sizeof(xshmem::dev::state_t)) and the
-// PE's CUDA device after every xshmem_init, and at once when the runtime is already up. Returns
-// 0; the sink returns 0 or a cudaError_t, which the runtime logs.
-int xshmemi_register_device_state_sink(int (*sink)(const void *state, size_t size, int device));
-}
-
 // The device state by value, for kernels that take it as an argument (valid until finalize).
 xshmem::dev::state_t xshmemx_device_handle(void);
 
@@ -65,19 +58,26 @@ static __constant__ xshmem::dev::state_t xshmemi_dstate;
 
 namespace {
 int xshmemi_state_sink(const void *state, size_t size, int device) {
-  if (size != sizeof(xshmem::dev::state_t)) {
+  // The registration checked the layout; the size and the state's own layout field are checked
+  // again here, so a table of another layout never reaches this unit's kernels.
+  if (size != sizeof(xshmem::dev::state_t) ||
+      static_cast<const xshmem::dev::state_t *>(state)->layout != XSHMEMI_UNIT_STATE_LAYOUT) {
     fprintf(stderr,
-            "xshmem: device state size %zu differs from this program's %zu: rebuild it against "
-            "the installed xshmem headers\n",
-            size, sizeof(xshmem::dev::state_t));
+            "xshmem: kernel module %s: the device state (%zu bytes, layout %d) differs from this "
+            "module's (%zu bytes, layout %d): rebuild it against the installed xshmem headers\n",
+            __FILE__, size,
+            size >= sizeof(int32_t) ? static_cast<const xshmem::dev::state_t *>(state)->layout : -1,
+            sizeof(xshmem::dev::state_t), XSHMEMI_UNIT_STATE_LAYOUT);
     return static_cast<int>(cudaErrorInvalidValue);
   }
   cudaError_t err = cudaSetDevice(device);
   if (err == cudaSuccess) err = cudaMemcpyToSymbol(xshmemi_dstate, state, size);
   return static_cast<int>(err);
 }
+// With the device-state layout this unit is compiled against: the runtime refuses the unit
+// (one line naming it) when that is not the library's.
 [[maybe_unused]] const int xshmemi_sink_registered =
-    xshmemi_register_device_state_sink(&xshmemi_state_sink);
+    XSHMEMI_REGISTER_DEVICE_STATE_SINK(&xshmemi_state_sink);
 }  // namespace
 
 // XSHMEMI_SEL(device code, host code): picks one per compilation pass.
@@ -176,90 +176,90 @@ XSHMEMI_HD void *xshmem_ptr(const void *dest, int pe) {
 }
 
 // ---- RMA ----------------------------------------------------------------------------------------
-#define XSHMEMI_RMA(T, N)                                                                         \
-  extern "C" void xshmemi_h_##N##_put(T *, const T *, size_t, int);                               \
-  extern "C" void xshmemi_h_##N##_get(T *, const T *, size_t, int);                               \
-  extern "C" void xshmemi_h_##N##_put_nbi(T *, const T *, size_t, int);                           \
-  extern "C" void xshmemi_h_##N##_get_nbi(T *, const T *, size_t, int);                           \
-  extern "C" void xshmemi_h_##N##_p(T *, T, int);                                                 \
-  extern "C" T xshmemi_h_##N##_g(const T *, int);                                                 \
-  extern "C" void xshmemi_h_##N##_iput(T *, const T *, ptrdiff_t, ptrdiff_t, size_t, int);        \
-  extern "C" void xshmemi_h_##N##_iget(T *, const T *, ptrdiff_t, ptrdiff_t, size_t, int);        \
-  XSHMEMI_HD void xshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe) {             \
-    XSHMEMI_SEL(xshmem::dev::put(XSHMEMI_DS, dest, source, nelems, pe),                           \
-                xshmemi_h_##N##_put(dest, source, nelems, pe));                                   \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe) {             \
-    XSHMEMI_SEL(xshmem::dev::get(XSHMEMI_DS, dest, source, nelems, pe),                           \
-                xshmemi_h_##N##_get(dest, source, nelems, pe));                                   \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe) {         \
-    XSHMEMI_SEL(xshmem::dev::put_nbi(XSHMEMI_DS, dest, source, nelems, pe),                       \
-                xshmemi_h_##N##_put_nbi(dest, source, nelems, pe));                               \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe) {         \
-    XSHMEMI_SEL(xshmem::dev::get_nbi(XSHMEMI_DS, dest, source, nelems, pe),                       \
-                xshmemi_h_##N##_get_nbi(dest, source, nelems, pe));                               \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_##N##_p(T *dest, T value, int pe) {                                      \
-    XSHMEMI_SEL(xshmem::dev::p(XSHMEMI_DS, dest, value, pe), xshmemi_h_##N##_p(dest, value, pe)); \
-  }                                                                                               \
-  XSHMEMI_HD T xshmem_##N##_g(const T *source, int pe) {                                          \
-    return XSHMEMI_SEL(xshmem::dev::g(XSHMEMI_DS, source, pe), xshmemi_h_##N##_g(source, pe));    \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,       \
-                                    size_t nelems, int pe) {                                      \
-    XSHMEMI_SEL(xshmem::dev::iput(XSHMEMI_DS, dest, source, dst, sst, nelems, pe),                \
-                xshmemi_h_##N##_iput(dest, source, dst, sst, nelems, pe));                        \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,       \
-                                    size_t nelems, int pe) {                                      \
-    XSHMEMI_SEL(xshmem::dev::iget(XSHMEMI_DS, dest, source, dst, sst, nelems, pe),                \
-                xshmemi_h_##N##_iget(dest, source, dst, sst, nelems, pe));                        \
-  }                                                                                               \
-  XSHMEMI_D void xshmemx_##N##_put_warp(T *dest, const T *source, size_t nelems, int pe) {        \
-    xshmem::dev::putmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
-  }                                                                                               \
-  XSHMEMI_D void xshmemx_##N##_get_warp(T *dest, const T *source, size_t nelems, int pe) {        \
-    xshmem::dev::getmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
-  }                                                                                               \
-  XSHMEMI_D void xshmemx_##N##_put_nbi_warp(T *dest, const T *source, size_t nelems, int pe) {    \
-    xshmem::dev::putmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
-  }                                                                                               \
-  XSHMEMI_D void xshmemx_##N##_get_nbi_warp(T *dest, const T *source, size_t nelems, int pe) {    \
-    xshmem::dev::getmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
-  }                                                                                               \
-  XSHMEMI_D void xshmemx_##N##_put_block(T *dest, const T *source, size_t nelems, int pe) {       \
-    xshmem::dev::putmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                  \
-  }                                                                                               \
-  XSHMEMI_D void xshmemx_##N##_get_block(T *dest, const T *source, size_t nelems, int pe) {       \
-    xshmem::dev::getmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                  \
-  }                                                                                               \
-  XSHMEMI_D void xshmemx_##N##_put_nbi_block(T *dest, const T *source, size_t nelems, int pe) {   \
-    xshmem::dev::putmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                  \
-  }                                                                                               \
-  XSHMEMI_D void xshmemx_##N##_get_nbi_block(T *dest, const T *source, size_t nelems, int pe) {   \
-    xshmem::dev::getmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                  \
-  }                                                                                               \
-  XSHMEMI_D void xshmemx_##N##_iput_warp(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,  \
-                                         size_t nelems, int pe) {                                 \
-    xshmem::dev::iput_group<xshmem::dev::warp_group>(XSHMEMI_DS, dest, source, dst, sst, nelems,  \
-                                                     pe);                                         \
-  }                                                                                               \
-  XSHMEMI_D void xshmemx_##N##_iget_warp(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,  \
-                                         size_t nelems, int pe) {                                 \
-    xshmem::dev::iget_group<xshmem::dev::warp_group>(XSHMEMI_DS, dest, source, dst, sst, nelems,  \
-                                                     pe);                                         \
-  }                                                                                               \
-  XSHMEMI_D void xshmemx_##N##_iput_block(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
-                                          size_t nelems, int pe) {                                \
-    xshmem::dev::iput_group<xshmem::dev::block_group>(XSHMEMI_DS, dest, source, dst, sst, nelems, \
-                                                      pe);                                        \
-  }                                                                                               \
-  XSHMEMI_D void xshmemx_##N##_iget_block(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
-                                          size_t nelems, int pe) {                                \
-    xshmem::dev::iget_group<xshmem::dev::block_group>(XSHMEMI_DS, dest, source, dst, sst, nelems, \
-                                                      pe);                                        \
+#define XSHMEMI_RMA(T, N)                                                                          \
+  extern "C" void xshmemi_h_##N##_put(T *, const T *, size_t, int);                                \
+  extern "C" void xshmemi_h_##N##_get(T *, const T *, size_t, int);                                \
+  extern "C" void xshmemi_h_##N##_put_nbi(T *, const T *, size_t, int);                            \
+  extern "C" void xshmemi_h_##N##_get_nbi(T *, const T *, size_t, int);                            \
+  extern "C" void xshmemi_h_##N##_p(T *, T, int);                                                  \
+  extern "C" T xshmemi_h_##N##_g(const T *, int);                                                  \
+  extern "C" void xshmemi_h_##N##_iput(T *, const T *, ptrdiff_t, ptrdiff_t, size_t, int);         \
+  extern "C" void xshmemi_h_##N##_iget(T *, const T *, ptrdiff_t, ptrdiff_t, size_t, int);         \
+  XSHMEMI_HD void xshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe) {              \
+    XSHMEMI_SEL(xshmem::dev::put(XSHMEMI_DS, dest, source, nelems, pe),                            \
+                xshmemi_h_##N##_put(dest, source, nelems, pe));                                    \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe) {              \
+    XSHMEMI_SEL(xshmem::dev::get(XSHMEMI_DS, dest, source, nelems, pe),                            \
+                xshmemi_h_##N##_get(dest, source, nelems, pe));                                    \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe) {          \
+    XSHMEMI_SEL(xshmem::dev::put_nbi(XSHMEMI_DS, dest, source, nelems, pe),                        \
+                xshmemi_h_##N##_put_nbi(dest, source, nelems, pe));                                \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe) {          \
+    XSHMEMI_SEL(xshmem::dev::get_nbi(XSHMEMI_DS, dest, source, nelems, pe),                        \
+                xshmemi_h_##N##_get_nbi(dest, source, nelems, pe));                                \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_##N##_p(T *dest, T value, int pe) {                                       \
+    XSHMEMI_SEL(xshmem::dev::p(XSHMEMI_DS, dest, value, pe), xshmemi_h_##N##_p(dest, value, pe));  \
+  }                                                                                                \
+  XSHMEMI_HD T xshmem_##N##_g(const T *source, int pe) {                                           \
+    return XSHMEMI_SEL(xshmem::dev::g(XSHMEMI_DS, source, pe), xshmemi_h_##N##_g(source, pe));     \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                                    size_t nelems, int pe) {                                       \
+    XSHMEMI_SEL(xshmem::dev::iput(XSHMEMI_DS, dest, source, dst, sst, nelems, pe),                 \
+                xshmemi_h_##N##_iput(dest, source, dst, sst, nelems, pe));                         \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                                    size_t nelems, int pe) {                                       \
+    XSHMEMI_SEL(xshmem::dev::iget(XSHMEMI_DS, dest, source, dst, sst, nelems, pe),                 \
+                xshmemi_h_##N##_iget(dest, source, dst, sst, nelems, pe));                         \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_##N##_put_warp(T *dest, const T *source, size_t nelems, int pe) {         \
+    xshmem::dev::putmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                    \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_##N##_get_warp(T *dest, const T *source, size_t nelems, int pe) {         \
+    xshmem::dev::getmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                    \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_##N##_put_nbi_warp(T *dest, const T *source, size_t nelems, int pe) {     \
+    xshmem::dev::putmem_nbi_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_##N##_get_nbi_warp(T *dest, const T *source, size_t nelems, int pe) {     \
+    xshmem::dev::getmem_nbi_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_##N##_put_block(T *dest, const T *source, size_t nelems, int pe) {        \
+    xshmem::dev::putmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_##N##_get_block(T *dest, const T *source, size_t nelems, int pe) {        \
+    xshmem::dev::getmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_##N##_put_nbi_block(T *dest, const T *source, size_t nelems, int pe) {    \
+    xshmem::dev::putmem_nbi_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);               \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_##N##_get_nbi_block(T *dest, const T *source, size_t nelems, int pe) {    \
+    xshmem::dev::getmem_nbi_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);               \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_##N##_iput_warp(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,   \
+                                         size_t nelems, int pe) {                                  \
+    xshmem::dev::iput_group<xshmem::dev::warp_group>(XSHMEMI_DS, ::xshmem::dev::kCtxDefault, dest, \
+                                                     source, dst, sst, nelems, pe, false);         \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_##N##_iget_warp(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,   \
+                                         size_t nelems, int pe) {                                  \
+    xshmem::dev::iget_group<xshmem::dev::warp_group>(XSHMEMI_DS, ::xshmem::dev::kCtxDefault, dest, \
+                                                     source, dst, sst, nelems, pe, false);         \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_##N##_iput_block(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,  \
+                                          size_t nelems, int pe) {                                 \
+    xshmem::dev::iput_group<xshmem::dev::block_group>(XSHMEMI_DS, ::xshmem::dev::kCtxDefault,      \
+                                                      dest, source, dst, sst, nelems, pe, false);  \
+  }                                                                                                \
+  XSHMEMI_D void xshmemx_##N##_iget_block(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,  \
+                                          size_t nelems, int pe) {                                 \
+    xshmem::dev::iget_group<xshmem::dev::block_group>(XSHMEMI_DS, ::xshmem::dev::kCtxDefault,      \
+                                                      dest, source, dst, sst, nelems, pe, false);  \
   }
 XSHMEM_RMA_TYPES_NO_LD(XSHMEMI_RMA)
 #undef XSHMEMI_RMA
@@ -311,11 +311,11 @@ struct alignas(16) xshmemi_bits128_t {
   }                                                                                                \
   XSHMEMI_D void xshmemx_put##BITS##_nbi_warp(void *dest, const void *source, size_t nelems,       \
                                               int pe) {                                            \
-    xshmem::dev::putmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                    \
+    xshmem::dev::putmem_nbi_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                \
   }                                                                                                \
   XSHMEMI_D void xshmemx_get##BITS##_nbi_warp(void *dest, const void *source, size_t nelems,       \
                                               int pe) {                                            \
-    xshmem::dev::getmem_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                    \
+    xshmem::dev::getmem_nbi_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                \
   }                                                                                                \
   XSHMEMI_D void xshmemx_put##BITS##_block(void *dest, const void *source, size_t nelems,          \
                                            int pe) {                                               \
@@ -327,31 +327,35 @@ struct alignas(16) xshmemi_bits128_t {
   }                                                                                                \
   XSHMEMI_D void xshmemx_put##BITS##_nbi_block(void *dest, const void *source, size_t nelems,      \
                                                int pe) {                                           \
-    xshmem::dev::putmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
+    xshmem::dev::putmem_nbi_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);               \
   }                                                                                                \
   XSHMEMI_D void xshmemx_get##BITS##_nbi_block(void *dest, const void *source, size_t nelems,      \
                                                int pe) {                                           \
-    xshmem::dev::getmem_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);                   \
+    xshmem::dev::getmem_nbi_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), pe);               \
   }                                                                                                \
   XSHMEMI_D void xshmemx_iput##BITS##_warp(void *dest, const void *source, ptrdiff_t dst,          \
                                            ptrdiff_t sst, size_t nelems, int pe) {                 \
     xshmem::dev::iput_group<xshmem::dev::warp_group>(                                              \
-        XSHMEMI_DS, static_cast<T *>(dest), static_cast<const T *>(source), dst, sst, nelems, pe); \
+        XSHMEMI_DS, ::xshmem::dev::kCtxDefault, static_cast<T *>(dest),                            \
+        static_cast<const T *>(source), dst, sst, nelems, pe, false);                              \
   }                                                                                                \
   XSHMEMI_D void xshmemx_iget##BITS##_warp(void *dest, const void *source, ptrdiff_t dst,          \
                                            ptrdiff_t sst, size_t nelems, int pe) {                 \
     xshmem::dev::iget_group<xshmem::dev::warp_group>(                                              \
-        XSHMEMI_DS, static_cast<T *>(dest), static_cast<const T *>(source), dst, sst, nelems, pe); \
+        XSHMEMI_DS, ::xshmem::dev::kCtxDefault, static_cast<T *>(dest),                            \
+        static_cast<const T *>(source), dst, sst, nelems, pe, false);                              \
   }                                                                                                \
   XSHMEMI_D void xshmemx_iput##BITS##_block(void *dest, const void *source, ptrdiff_t dst,         \
                                             ptrdiff_t sst, size_t nelems, int pe) {                \
     xshmem::dev::iput_group<xshmem::dev::block_group>(                                             \
-        XSHMEMI_DS, static_cast<T *>(dest), static_cast<const T *>(source), dst, sst, nelems, pe); \
+        XSHMEMI_DS, ::xshmem::dev::kCtxDefault, static_cast<T *>(dest),                            \
+        static_cast<const T *>(source), dst, sst, nelems, pe, false);                              \
   }                                                                                                \
   XSHMEMI_D void xshmemx_iget##BITS##_block(void *dest, const void *source, ptrdiff_t dst,         \
                                             ptrdiff_t sst, size_t nelems, int pe) {                \
     xshmem::dev::iget_group<xshmem::dev::block_group>(                                             \
-        XSHMEMI_DS, static_cast<T *>(dest), static_cast<const T *>(source), dst, sst, nelems, pe); \
+        XSHMEMI_DS, ::xshmem::dev::kCtxDefault, static_cast<T *>(dest),                            \
+        static_cast<const T *>(source), dst, sst, nelems, pe, false);                              \
   }
 XSHMEM_SIZED_TYPES(XSHMEMI_SIZED)
 XSHMEMI_SIZED(128, xshmemi_bits128_t)
@@ -384,10 +388,10 @@ XSHMEMI_D void xshmemx_getmem_warp(void *dest, const void *source, size_t nbytes
   xshmem::dev::getmem_warp(XSHMEMI_DS, dest, source, nbytes, pe);
 }
 XSHMEMI_D void xshmemx_putmem_nbi_warp(void *dest, const void *source, size_t nbytes, int pe) {
-  xshmem::dev::putmem_warp(XSHMEMI_DS, dest, source, nbytes, pe);
+  xshmem::dev::putmem_nbi_warp(XSHMEMI_DS, dest, source, nbytes, pe);
 }
 XSHMEMI_D void xshmemx_getmem_nbi_warp(void *dest, const void *source, size_t nbytes, int pe) {
-  xshmem::dev::getmem_warp(XSHMEMI_DS, dest, source, nbytes, pe);
+  xshmem::dev::getmem_nbi_warp(XSHMEMI_DS, dest, source, nbytes, pe);
 }
 XSHMEMI_D void xshmemx_putmem_block(void *dest, const void *source, size_t nbytes, int pe) {
   xshmem::dev::putmem_block(XSHMEMI_DS, dest, source, nbytes, pe);
@@ -396,10 +400,10 @@ XSHMEMI_D void xshmemx_getmem_block(void *dest, const void *source, size_t nbyte
   xshmem::dev::getmem_block(XSHMEMI_DS, dest, source, nbytes, pe);
 }
 XSHMEMI_D void xshmemx_putmem_nbi_block(void *dest, const void *source, size_t nbytes, int pe) {
-  xshmem::dev::putmem_block(XSHMEMI_DS, dest, source, nbytes, pe);
+  xshmem::dev::putmem_nbi_block(XSHMEMI_DS, dest, source, nbytes, pe);
 }
 XSHMEMI_D void xshmemx_getmem_nbi_block(void *dest, const void *source, size_t nbytes, int pe) {
-  xshmem::dev::getmem_block(XSHMEMI_DS, dest, source, nbytes, pe);
+  xshmem::dev::getmem_nbi_block(XSHMEMI_DS, dest, source, nbytes, pe);
 }
 
 // ---- Atomics ------------------------------------------------------------------------------------
@@ -531,8 +535,8 @@ XSHMEM_AMO_BITWISE_TYPES(XSHMEMI_AMO_BIT)
   XSHMEMI_D void xshmemx_##N##_put_signal_nbi_warp(T *dest, const T *source, size_t nelems,      \
                                                    uint64_t *sig_addr, uint64_t signal,          \
                                                    int sig_op, int pe) {                         \
-    xshmem::dev::putmem_signal_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), sig_addr,      \
-                                    signal, sig_op, pe);                                         \
+    xshmem::dev::putmem_signal_nbi_warp(XSHMEMI_DS, dest, source, nelems * sizeof(T), sig_addr,  \
+                                        signal, sig_op, pe);                                     \
   }                                                                                              \
   XSHMEMI_D void xshmemx_##N##_put_signal_block(T *dest, const T *source, size_t nelems,         \
                                                 uint64_t *sig_addr, uint64_t signal, int sig_op, \
@@ -543,8 +547,8 @@ XSHMEM_AMO_BITWISE_TYPES(XSHMEMI_AMO_BIT)
   XSHMEMI_D void xshmemx_##N##_put_signal_nbi_block(T *dest, const T *source, size_t nelems,     \
                                                     uint64_t *sig_addr, uint64_t signal,         \
                                                     int sig_op, int pe) {                        \
-    xshmem::dev::putmem_signal_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), sig_addr,     \
-                                     signal, sig_op, pe);                                        \
+    xshmem::dev::putmem_signal_nbi_block(XSHMEMI_DS, dest, source, nelems * sizeof(T), sig_addr, \
+                                         signal, sig_op, pe);                                    \
   }
 XSHMEM_RMA_TYPES_NO_LD(XSHMEMI_SIG)
 #undef XSHMEMI_SIG
@@ -600,7 +604,8 @@ XSHMEMI_D void xshmemx_putmem_signal_warp(void *dest, const void *source, size_t
 XSHMEMI_D void xshmemx_putmem_signal_nbi_warp(void *dest, const void *source, size_t nbytes,
                                               uint64_t *sig_addr, uint64_t signal, int sig_op,
                                               int pe) {
-  xshmem::dev::putmem_signal_warp(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal, sig_op, pe);
+  xshmem::dev::putmem_signal_nbi_warp(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal, sig_op,
+                                      pe);
 }
 XSHMEMI_D void xshmemx_putmem_signal_block(void *dest, const void *source, size_t nbytes,
                                            uint64_t *sig_addr, uint64_t signal, int sig_op,
@@ -610,7 +615,8 @@ XSHMEMI_D void xshmemx_putmem_signal_block(void *dest, const void *source, size_
 XSHMEMI_D void xshmemx_putmem_signal_nbi_block(void *dest, const void *source, size_t nbytes,
                                                uint64_t *sig_addr, uint64_t signal, int sig_op,
                                                int pe) {
-  xshmem::dev::putmem_signal_block(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal, sig_op, pe);
+  xshmem::dev::putmem_signal_nbi_block(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal, sig_op,
+                                       pe);
 }
 XSHMEMI_HD void xshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe) {
   XSHMEMI_SEL(xshmem::dev::signal_op(XSHMEMI_DS, sig_addr, signal, xshmem::dev::kSignalAdd, pe),
@@ -769,9 +775,11 @@ XSHMEMI_D void xshmemx_sync_all_warp(void) {
 // process, until the context is destroyed. On the device: fence/quiet/pe_quiet on
 // XSHMEM_CTX_INVALID do nothing; an operation on XSHMEM_CTX_INVALID, or to a pe outside the team,
 // targets pe -1 (reported by -DXSHMEM_DEVICE_CHECKS=1 kernels, undefined otherwise); the
-// PRIVATE/destroyed checks of the host calls are not made. Every path completes an operation
-// before it returns (LSA), so fence/quiet of a context are the thread's fence/quiet. Thread forms
-// only (no _warp/_block ctx forms yet).
+// PRIVATE/destroyed checks of the host calls are not made. The context goes down to the
+// dispatchers (rma.h, amo.h, signal.h), which give it to the path: LSA completes an operation
+// before it returns, so there fence/quiet of a context are the thread's fence/quiet; the PROXY
+// path (proxy.h) uses it to pick the proxy channel. Thread forms only (no _warp/_block ctx forms
+// yet).
 #include <xshmem/device/ctx.h>
 #define XSHMEMI_CW(ctx, pe) ::xshmem::dev::ctx_world_pe(XSHMEMI_DS, ctx, pe)
 #define XSHMEMI_CTX_RMA(T, N)                                                                      \
@@ -791,57 +799,57 @@ XSHMEMI_D void xshmemx_sync_all_warp(void) {
                                                      uint64_t *, uint64_t, int, int);              \
   XSHMEMI_HD void xshmem_ctx_##N##_put(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,  \
                                        int pe) {                                                   \
-    XSHMEMI_SEL(xshmem::dev::put(XSHMEMI_DS, dest, source, nelems, XSHMEMI_CW(ctx, pe)),           \
+    XSHMEMI_SEL(xshmem::dev::put(XSHMEMI_DS, ctx, dest, source, nelems, XSHMEMI_CW(ctx, pe)),      \
                 xshmemi_h_ctx_##N##_put(ctx, dest, source, nelems, pe));                           \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_##N##_get(xshmem_ctx_t ctx, T *dest, const T *source, size_t nelems,  \
                                        int pe) {                                                   \
-    XSHMEMI_SEL(xshmem::dev::get(XSHMEMI_DS, dest, source, nelems, XSHMEMI_CW(ctx, pe)),           \
+    XSHMEMI_SEL(xshmem::dev::get(XSHMEMI_DS, ctx, dest, source, nelems, XSHMEMI_CW(ctx, pe)),      \
                 xshmemi_h_ctx_##N##_get(ctx, dest, source, nelems, pe));                           \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_##N##_put_nbi(xshmem_ctx_t ctx, T *dest, const T *source,             \
                                            size_t nelems, int pe) {                                \
-    XSHMEMI_SEL(xshmem::dev::put_nbi(XSHMEMI_DS, dest, source, nelems, XSHMEMI_CW(ctx, pe)),       \
+    XSHMEMI_SEL(xshmem::dev::put_nbi(XSHMEMI_DS, ctx, dest, source, nelems, XSHMEMI_CW(ctx, pe)),  \
                 xshmemi_h_ctx_##N##_put_nbi(ctx, dest, source, nelems, pe));                       \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_##N##_get_nbi(xshmem_ctx_t ctx, T *dest, const T *source,             \
                                            size_t nelems, int pe) {                                \
-    XSHMEMI_SEL(xshmem::dev::get_nbi(XSHMEMI_DS, dest, source, nelems, XSHMEMI_CW(ctx, pe)),       \
+    XSHMEMI_SEL(xshmem::dev::get_nbi(XSHMEMI_DS, ctx, dest, source, nelems, XSHMEMI_CW(ctx, pe)),  \
                 xshmemi_h_ctx_##N##_get_nbi(ctx, dest, source, nelems, pe));                       \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_##N##_p(xshmem_ctx_t ctx, T *dest, T value, int pe) {                 \
-    XSHMEMI_SEL(xshmem::dev::p(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),                      \
+    XSHMEMI_SEL(xshmem::dev::p(XSHMEMI_DS, ctx, dest, value, XSHMEMI_CW(ctx, pe)),                 \
                 xshmemi_h_ctx_##N##_p(ctx, dest, value, pe));                                      \
   }                                                                                                \
   XSHMEMI_HD T xshmem_ctx_##N##_g(xshmem_ctx_t ctx, const T *source, int pe) {                     \
-    return XSHMEMI_SEL(xshmem::dev::g(XSHMEMI_DS, source, XSHMEMI_CW(ctx, pe)),                    \
+    return XSHMEMI_SEL(xshmem::dev::g(XSHMEMI_DS, ctx, source, XSHMEMI_CW(ctx, pe)),               \
                        xshmemi_h_ctx_##N##_g(ctx, source, pe));                                    \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_##N##_iput(xshmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, \
                                         ptrdiff_t sst, size_t nelems, int pe) {                    \
     XSHMEMI_SEL(                                                                                   \
-        xshmem::dev::iput(XSHMEMI_DS, dest, source, dst, sst, nelems, XSHMEMI_CW(ctx, pe)),        \
+        xshmem::dev::iput(XSHMEMI_DS, ctx, dest, source, dst, sst, nelems, XSHMEMI_CW(ctx, pe)),   \
         xshmemi_h_ctx_##N##_iput(ctx, dest, source, dst, sst, nelems, pe));                        \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_##N##_iget(xshmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, \
                                         ptrdiff_t sst, size_t nelems, int pe) {                    \
     XSHMEMI_SEL(                                                                                   \
-        xshmem::dev::iget(XSHMEMI_DS, dest, source, dst, sst, nelems, XSHMEMI_CW(ctx, pe)),        \
+        xshmem::dev::iget(XSHMEMI_DS, ctx, dest, source, dst, sst, nelems, XSHMEMI_CW(ctx, pe)),   \
         xshmemi_h_ctx_##N##_iget(ctx, dest, source, dst, sst, nelems, pe));                        \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_##N##_put_signal(xshmem_ctx_t ctx, T *dest, const T *source,          \
                                               size_t nelems, uint64_t *sig_addr, uint64_t signal,  \
                                               int sig_op, int pe) {                                \
     XSHMEMI_SEL(                                                                                   \
-        xshmem::dev::put_signal(XSHMEMI_DS, dest, source, nelems, sig_addr, signal, sig_op,        \
+        xshmem::dev::put_signal(XSHMEMI_DS, ctx, dest, source, nelems, sig_addr, signal, sig_op,   \
                                 XSHMEMI_CW(ctx, pe)),                                              \
         xshmemi_h_ctx_##N##_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe));  \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_##N##_put_signal_nbi(xshmem_ctx_t ctx, T *dest, const T *source,      \
                                                   size_t nelems, uint64_t *sig_addr,               \
                                                   uint64_t signal, int sig_op, int pe) {           \
-    XSHMEMI_SEL(xshmem::dev::put_signal_nbi(XSHMEMI_DS, dest, source, nelems, sig_addr, signal,    \
-                                            sig_op, XSHMEMI_CW(ctx, pe)),                          \
+    XSHMEMI_SEL(xshmem::dev::put_signal_nbi(XSHMEMI_DS, ctx, dest, source, nelems, sig_addr,       \
+                                            signal, sig_op, XSHMEMI_CW(ctx, pe)),                  \
                 xshmemi_h_ctx_##N##_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal,    \
                                                    sig_op, pe));                                   \
   }
@@ -863,54 +871,54 @@ XSHMEM_RMA_TYPES_NO_LD(XSHMEMI_CTX_RMA)
                                                        uint64_t *, uint64_t, int, int);            \
   XSHMEMI_HD void xshmem_ctx_put##BITS(xshmem_ctx_t ctx, void *dest, const void *source,           \
                                        size_t nelems, int pe) {                                    \
-    XSHMEMI_SEL(                                                                                   \
-        xshmem::dev::putmem(XSHMEMI_DS, dest, source, nelems * sizeof(T), XSHMEMI_CW(ctx, pe)),    \
-        xshmemi_h_ctx_put##BITS(ctx, dest, source, nelems, pe));                                   \
+    XSHMEMI_SEL(xshmem::dev::putmem(XSHMEMI_DS, ctx, dest, source, nelems * sizeof(T),             \
+                                    XSHMEMI_CW(ctx, pe)),                                          \
+                xshmemi_h_ctx_put##BITS(ctx, dest, source, nelems, pe));                           \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_get##BITS(xshmem_ctx_t ctx, void *dest, const void *source,           \
                                        size_t nelems, int pe) {                                    \
-    XSHMEMI_SEL(                                                                                   \
-        xshmem::dev::getmem(XSHMEMI_DS, dest, source, nelems * sizeof(T), XSHMEMI_CW(ctx, pe)),    \
-        xshmemi_h_ctx_get##BITS(ctx, dest, source, nelems, pe));                                   \
+    XSHMEMI_SEL(xshmem::dev::getmem(XSHMEMI_DS, ctx, dest, source, nelems * sizeof(T),             \
+                                    XSHMEMI_CW(ctx, pe)),                                          \
+                xshmemi_h_ctx_get##BITS(ctx, dest, source, nelems, pe));                           \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_put##BITS##_nbi(xshmem_ctx_t ctx, void *dest, const void *source,     \
                                              size_t nelems, int pe) {                              \
-    XSHMEMI_SEL(xshmem::dev::putmem_nbi(XSHMEMI_DS, dest, source, nelems * sizeof(T),              \
+    XSHMEMI_SEL(xshmem::dev::putmem_nbi(XSHMEMI_DS, ctx, dest, source, nelems * sizeof(T),         \
                                         XSHMEMI_CW(ctx, pe)),                                      \
                 xshmemi_h_ctx_put##BITS##_nbi(ctx, dest, source, nelems, pe));                     \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_get##BITS##_nbi(xshmem_ctx_t ctx, void *dest, const void *source,     \
                                              size_t nelems, int pe) {                              \
-    XSHMEMI_SEL(xshmem::dev::getmem_nbi(XSHMEMI_DS, dest, source, nelems * sizeof(T),              \
+    XSHMEMI_SEL(xshmem::dev::getmem_nbi(XSHMEMI_DS, ctx, dest, source, nelems * sizeof(T),         \
                                         XSHMEMI_CW(ctx, pe)),                                      \
                 xshmemi_h_ctx_get##BITS##_nbi(ctx, dest, source, nelems, pe));                     \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_iput##BITS(xshmem_ctx_t ctx, void *dest, const void *source,          \
                                         ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {     \
     XSHMEMI_SEL(                                                                                   \
-        xshmem::dev::iput(XSHMEMI_DS, static_cast<T *>(dest), static_cast<const T *>(source), dst, \
-                          sst, nelems, XSHMEMI_CW(ctx, pe)),                                       \
+        xshmem::dev::iput(XSHMEMI_DS, ctx, static_cast<T *>(dest), static_cast<const T *>(source), \
+                          dst, sst, nelems, XSHMEMI_CW(ctx, pe)),                                  \
         xshmemi_h_ctx_iput##BITS(ctx, dest, source, dst, sst, nelems, pe));                        \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_iget##BITS(xshmem_ctx_t ctx, void *dest, const void *source,          \
                                         ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {     \
     XSHMEMI_SEL(                                                                                   \
-        xshmem::dev::iget(XSHMEMI_DS, static_cast<T *>(dest), static_cast<const T *>(source), dst, \
-                          sst, nelems, XSHMEMI_CW(ctx, pe)),                                       \
+        xshmem::dev::iget(XSHMEMI_DS, ctx, static_cast<T *>(dest), static_cast<const T *>(source), \
+                          dst, sst, nelems, XSHMEMI_CW(ctx, pe)),                                  \
         xshmemi_h_ctx_iget##BITS(ctx, dest, source, dst, sst, nelems, pe));                        \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_put##BITS##_signal(xshmem_ctx_t ctx, void *dest, const void *source,  \
                                                 size_t nelems, uint64_t *sig_addr,                 \
                                                 uint64_t signal, int sig_op, int pe) {             \
-    XSHMEMI_SEL(xshmem::dev::putmem_signal(XSHMEMI_DS, dest, source, nelems * sizeof(T), sig_addr, \
-                                           signal, sig_op, XSHMEMI_CW(ctx, pe)),                   \
+    XSHMEMI_SEL(xshmem::dev::putmem_signal(XSHMEMI_DS, ctx, dest, source, nelems * sizeof(T),      \
+                                           sig_addr, signal, sig_op, XSHMEMI_CW(ctx, pe)),         \
                 xshmemi_h_ctx_put##BITS##_signal(ctx, dest, source, nelems, sig_addr, signal,      \
                                                  sig_op, pe));                                     \
   }                                                                                                \
   XSHMEMI_HD void xshmem_ctx_put##BITS##_signal_nbi(                                               \
       xshmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr,         \
       uint64_t signal, int sig_op, int pe) {                                                       \
-    XSHMEMI_SEL(xshmem::dev::putmem_signal_nbi(XSHMEMI_DS, dest, source, nelems * sizeof(T),       \
+    XSHMEMI_SEL(xshmem::dev::putmem_signal_nbi(XSHMEMI_DS, ctx, dest, source, nelems * sizeof(T),  \
                                                sig_addr, signal, sig_op, XSHMEMI_CW(ctx, pe)),     \
                 xshmemi_h_ctx_put##BITS##_signal_nbi(ctx, dest, source, nelems, sig_addr, signal,  \
                                                      sig_op, pe));                                 \
@@ -929,119 +937,122 @@ extern "C" void xshmemi_h_ctx_putmem_signal_nbi(xshmem_ctx_t, void *, const void
                                                 uint64_t *, uint64_t, int, int);
 XSHMEMI_HD void xshmem_ctx_putmem(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
                                   int pe) {
-  XSHMEMI_SEL(xshmem::dev::putmem(XSHMEMI_DS, dest, source, nbytes, XSHMEMI_CW(ctx, pe)),
+  XSHMEMI_SEL(xshmem::dev::putmem(XSHMEMI_DS, ctx, dest, source, nbytes, XSHMEMI_CW(ctx, pe)),
               xshmemi_h_ctx_putmem(ctx, dest, source, nbytes, pe));
 }
 XSHMEMI_HD void xshmem_ctx_getmem(xshmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
                                   int pe) {
-  XSHMEMI_SEL(xshmem::dev::getmem(XSHMEMI_DS, dest, source, nbytes, XSHMEMI_CW(ctx, pe)),
+  XSHMEMI_SEL(xshmem::dev::getmem(XSHMEMI_DS, ctx, dest, source, nbytes, XSHMEMI_CW(ctx, pe)),
               xshmemi_h_ctx_getmem(ctx, dest, source, nbytes, pe));
 }
 XSHMEMI_HD void xshmem_ctx_putmem_nbi(xshmem_ctx_t ctx, void *dest, const void *source,
                                       size_t nbytes, int pe) {
-  XSHMEMI_SEL(xshmem::dev::putmem_nbi(XSHMEMI_DS, dest, source, nbytes, XSHMEMI_CW(ctx, pe)),
+  XSHMEMI_SEL(xshmem::dev::putmem_nbi(XSHMEMI_DS, ctx, dest, source, nbytes, XSHMEMI_CW(ctx, pe)),
               xshmemi_h_ctx_putmem_nbi(ctx, dest, source, nbytes, pe));
 }
 XSHMEMI_HD void xshmem_ctx_getmem_nbi(xshmem_ctx_t ctx, void *dest, const void *source,
                                       size_t nbytes, int pe) {
-  XSHMEMI_SEL(xshmem::dev::getmem_nbi(XSHMEMI_DS, dest, source, nbytes, XSHMEMI_CW(ctx, pe)),
+  XSHMEMI_SEL(xshmem::dev::getmem_nbi(XSHMEMI_DS, ctx, dest, source, nbytes, XSHMEMI_CW(ctx, pe)),
               xshmemi_h_ctx_getmem_nbi(ctx, dest, source, nbytes, pe));
 }
 XSHMEMI_HD void xshmem_ctx_putmem_signal(xshmem_ctx_t ctx, void *dest, const void *source,
                                          size_t nbytes, uint64_t *sig_addr, uint64_t signal,
                                          int sig_op, int pe) {
-  XSHMEMI_SEL(xshmem::dev::putmem_signal(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal, sig_op,
-                                         XSHMEMI_CW(ctx, pe)),
+  XSHMEMI_SEL(xshmem::dev::putmem_signal(XSHMEMI_DS, ctx, dest, source, nbytes, sig_addr, signal,
+                                         sig_op, XSHMEMI_CW(ctx, pe)),
               xshmemi_h_ctx_putmem_signal(ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe));
 }
 XSHMEMI_HD void xshmem_ctx_putmem_signal_nbi(xshmem_ctx_t ctx, void *dest, const void *source,
                                              size_t nbytes, uint64_t *sig_addr, uint64_t signal,
                                              int sig_op, int pe) {
   XSHMEMI_SEL(
-      xshmem::dev::putmem_signal_nbi(XSHMEMI_DS, dest, source, nbytes, sig_addr, signal, sig_op,
-                                     XSHMEMI_CW(ctx, pe)),
+      xshmem::dev::putmem_signal_nbi(XSHMEMI_DS, ctx, dest, source, nbytes, sig_addr, signal,
+                                     sig_op, XSHMEMI_CW(ctx, pe)),
       xshmemi_h_ctx_putmem_signal_nbi(ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe));
 }
 
-#define XSHMEMI_CTX_AMO_EXT(T, N)                                                                \
-  extern "C" T xshmemi_h_ctx_##N##_atomic_fetch(xshmem_ctx_t, const T *, int);                   \
-  extern "C" void xshmemi_h_ctx_##N##_atomic_set(xshmem_ctx_t, T *, T, int);                     \
-  extern "C" T xshmemi_h_ctx_##N##_atomic_swap(xshmem_ctx_t, T *, T, int);                       \
-  extern "C" void xshmemi_h_ctx_##N##_atomic_fetch_nbi(xshmem_ctx_t, T *, const T *, int);       \
-  extern "C" void xshmemi_h_ctx_##N##_atomic_swap_nbi(xshmem_ctx_t, T *, T *, T, int);           \
-  XSHMEMI_HD T xshmem_ctx_##N##_atomic_fetch(xshmem_ctx_t ctx, const T *source, int pe) {        \
-    return XSHMEMI_SEL(xshmem::dev::atomic_fetch(XSHMEMI_DS, source, XSHMEMI_CW(ctx, pe)),       \
-                       xshmemi_h_ctx_##N##_atomic_fetch(ctx, source, pe));                       \
-  }                                                                                              \
-  XSHMEMI_HD void xshmem_ctx_##N##_atomic_set(xshmem_ctx_t ctx, T *dest, T value, int pe) {      \
-    XSHMEMI_SEL(xshmem::dev::atomic_set(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),           \
-                xshmemi_h_ctx_##N##_atomic_set(ctx, dest, value, pe));                           \
-  }                                                                                              \
-  XSHMEMI_HD T xshmem_ctx_##N##_atomic_swap(xshmem_ctx_t ctx, T *dest, T value, int pe) {        \
-    return XSHMEMI_SEL(xshmem::dev::atomic_swap(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),   \
-                       xshmemi_h_ctx_##N##_atomic_swap(ctx, dest, value, pe));                   \
-  }                                                                                              \
-  XSHMEMI_HD void xshmem_ctx_##N##_atomic_fetch_nbi(xshmem_ctx_t ctx, T *fetch, const T *source, \
-                                                    int pe) {                                    \
-    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_fetch(XSHMEMI_DS, source, XSHMEMI_CW(ctx, pe)),     \
-                xshmemi_h_ctx_##N##_atomic_fetch_nbi(ctx, fetch, source, pe));                   \
-  }                                                                                              \
-  XSHMEMI_HD void xshmem_ctx_##N##_atomic_swap_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, T value, \
-                                                   int pe) {                                     \
-    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_swap(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)), \
-                xshmemi_h_ctx_##N##_atomic_swap_nbi(ctx, fetch, dest, value, pe));               \
+#define XSHMEMI_CTX_AMO_EXT(T, N)                                                                 \
+  extern "C" T xshmemi_h_ctx_##N##_atomic_fetch(xshmem_ctx_t, const T *, int);                    \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_set(xshmem_ctx_t, T *, T, int);                      \
+  extern "C" T xshmemi_h_ctx_##N##_atomic_swap(xshmem_ctx_t, T *, T, int);                        \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_fetch_nbi(xshmem_ctx_t, T *, const T *, int);        \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_swap_nbi(xshmem_ctx_t, T *, T *, T, int);            \
+  XSHMEMI_HD T xshmem_ctx_##N##_atomic_fetch(xshmem_ctx_t ctx, const T *source, int pe) {         \
+    return XSHMEMI_SEL(xshmem::dev::atomic_fetch(XSHMEMI_DS, ctx, source, XSHMEMI_CW(ctx, pe)),   \
+                       xshmemi_h_ctx_##N##_atomic_fetch(ctx, source, pe));                        \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_set(xshmem_ctx_t ctx, T *dest, T value, int pe) {       \
+    XSHMEMI_SEL(xshmem::dev::atomic_set(XSHMEMI_DS, ctx, dest, value, XSHMEMI_CW(ctx, pe)),       \
+                xshmemi_h_ctx_##N##_atomic_set(ctx, dest, value, pe));                            \
+  }                                                                                               \
+  XSHMEMI_HD T xshmem_ctx_##N##_atomic_swap(xshmem_ctx_t ctx, T *dest, T value, int pe) {         \
+    return XSHMEMI_SEL(                                                                           \
+        xshmem::dev::atomic_swap(XSHMEMI_DS, ctx, dest, value, XSHMEMI_CW(ctx, pe)),              \
+        xshmemi_h_ctx_##N##_atomic_swap(ctx, dest, value, pe));                                   \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_fetch_nbi(xshmem_ctx_t ctx, T *fetch, const T *source,  \
+                                                    int pe) {                                     \
+    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_fetch(XSHMEMI_DS, ctx, source, XSHMEMI_CW(ctx, pe)), \
+                xshmemi_h_ctx_##N##_atomic_fetch_nbi(ctx, fetch, source, pe));                    \
+  }                                                                                               \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_swap_nbi(xshmem_ctx_t ctx, T *fetch, T *dest, T value,  \
+                                                   int pe) {                                      \
+    XSHMEMI_SEL(*fetch =                                                                          \
+                    xshmem::dev::atomic_swap(XSHMEMI_DS, ctx, dest, value, XSHMEMI_CW(ctx, pe)),  \
+                xshmemi_h_ctx_##N##_atomic_swap_nbi(ctx, fetch, dest, value, pe));                \
   }
 XSHMEM_AMO_EXTENDED_TYPES(XSHMEMI_CTX_AMO_EXT)
 #undef XSHMEMI_CTX_AMO_EXT
 
-#define XSHMEMI_CTX_AMO_STD(T, N)                                                                 \
-  extern "C" T xshmemi_h_ctx_##N##_atomic_compare_swap(xshmem_ctx_t, T *, T, T, int);             \
-  extern "C" T xshmemi_h_ctx_##N##_atomic_fetch_inc(xshmem_ctx_t, T *, int);                      \
-  extern "C" void xshmemi_h_ctx_##N##_atomic_inc(xshmem_ctx_t, T *, int);                         \
-  extern "C" T xshmemi_h_ctx_##N##_atomic_fetch_add(xshmem_ctx_t, T *, T, int);                   \
-  extern "C" void xshmemi_h_ctx_##N##_atomic_add(xshmem_ctx_t, T *, T, int);                      \
-  extern "C" void xshmemi_h_ctx_##N##_atomic_compare_swap_nbi(xshmem_ctx_t, T *, T *, T, T, int); \
-  extern "C" void xshmemi_h_ctx_##N##_atomic_fetch_inc_nbi(xshmem_ctx_t, T *, T *, int);          \
-  extern "C" void xshmemi_h_ctx_##N##_atomic_fetch_add_nbi(xshmem_ctx_t, T *, T *, T, int);       \
-  XSHMEMI_HD T xshmem_ctx_##N##_atomic_compare_swap(xshmem_ctx_t ctx, T *dest, T cond, T value,   \
-                                                    int pe) {                                     \
-    return XSHMEMI_SEL(                                                                           \
-        xshmem::dev::atomic_compare_swap(XSHMEMI_DS, dest, cond, value, XSHMEMI_CW(ctx, pe)),     \
-        xshmemi_h_ctx_##N##_atomic_compare_swap(ctx, dest, cond, value, pe));                     \
-  }                                                                                               \
-  XSHMEMI_HD T xshmem_ctx_##N##_atomic_fetch_inc(xshmem_ctx_t ctx, T *dest, int pe) {             \
-    return XSHMEMI_SEL(xshmem::dev::atomic_fetch_inc(XSHMEMI_DS, dest, XSHMEMI_CW(ctx, pe)),      \
-                       xshmemi_h_ctx_##N##_atomic_fetch_inc(ctx, dest, pe));                      \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_ctx_##N##_atomic_inc(xshmem_ctx_t ctx, T *dest, int pe) {                \
-    XSHMEMI_SEL(xshmem::dev::atomic_inc(XSHMEMI_DS, dest, XSHMEMI_CW(ctx, pe)),                   \
-                xshmemi_h_ctx_##N##_atomic_inc(ctx, dest, pe));                                   \
-  }                                                                                               \
-  XSHMEMI_HD T xshmem_ctx_##N##_atomic_fetch_add(xshmem_ctx_t ctx, T *dest, T value, int pe) {    \
-    return XSHMEMI_SEL(                                                                           \
-        xshmem::dev::atomic_fetch_add(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),              \
-        xshmemi_h_ctx_##N##_atomic_fetch_add(ctx, dest, value, pe));                              \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_ctx_##N##_atomic_add(xshmem_ctx_t ctx, T *dest, T value, int pe) {       \
-    XSHMEMI_SEL(xshmem::dev::atomic_add(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),            \
-                xshmemi_h_ctx_##N##_atomic_add(ctx, dest, value, pe));                            \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_ctx_##N##_atomic_compare_swap_nbi(xshmem_ctx_t ctx, T *fetch, T *dest,   \
-                                                           T cond, T value, int pe) {             \
-    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_compare_swap(XSHMEMI_DS, dest, cond, value,          \
-                                                          XSHMEMI_CW(ctx, pe)),                   \
-                xshmemi_h_ctx_##N##_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe));  \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_ctx_##N##_atomic_fetch_inc_nbi(xshmem_ctx_t ctx, T *fetch, T *dest,      \
-                                                        int pe) {                                 \
-    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_fetch_inc(XSHMEMI_DS, dest, XSHMEMI_CW(ctx, pe)),    \
-                xshmemi_h_ctx_##N##_atomic_fetch_inc_nbi(ctx, fetch, dest, pe));                  \
-  }                                                                                               \
-  XSHMEMI_HD void xshmem_ctx_##N##_atomic_fetch_add_nbi(xshmem_ctx_t ctx, T *fetch, T *dest,      \
-                                                        T value, int pe) {                        \
-    XSHMEMI_SEL(*fetch =                                                                          \
-                    xshmem::dev::atomic_fetch_add(XSHMEMI_DS, dest, value, XSHMEMI_CW(ctx, pe)),  \
-                xshmemi_h_ctx_##N##_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe));           \
+#define XSHMEMI_CTX_AMO_STD(T, N)                                                                  \
+  extern "C" T xshmemi_h_ctx_##N##_atomic_compare_swap(xshmem_ctx_t, T *, T, T, int);              \
+  extern "C" T xshmemi_h_ctx_##N##_atomic_fetch_inc(xshmem_ctx_t, T *, int);                       \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_inc(xshmem_ctx_t, T *, int);                          \
+  extern "C" T xshmemi_h_ctx_##N##_atomic_fetch_add(xshmem_ctx_t, T *, T, int);                    \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_add(xshmem_ctx_t, T *, T, int);                       \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_compare_swap_nbi(xshmem_ctx_t, T *, T *, T, T, int);  \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_fetch_inc_nbi(xshmem_ctx_t, T *, T *, int);           \
+  extern "C" void xshmemi_h_ctx_##N##_atomic_fetch_add_nbi(xshmem_ctx_t, T *, T *, T, int);        \
+  XSHMEMI_HD T xshmem_ctx_##N##_atomic_compare_swap(xshmem_ctx_t ctx, T *dest, T cond, T value,    \
+                                                    int pe) {                                      \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::atomic_compare_swap(XSHMEMI_DS, ctx, dest, cond, value, XSHMEMI_CW(ctx, pe)), \
+        xshmemi_h_ctx_##N##_atomic_compare_swap(ctx, dest, cond, value, pe));                      \
+  }                                                                                                \
+  XSHMEMI_HD T xshmem_ctx_##N##_atomic_fetch_inc(xshmem_ctx_t ctx, T *dest, int pe) {              \
+    return XSHMEMI_SEL(xshmem::dev::atomic_fetch_inc(XSHMEMI_DS, ctx, dest, XSHMEMI_CW(ctx, pe)),  \
+                       xshmemi_h_ctx_##N##_atomic_fetch_inc(ctx, dest, pe));                       \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_inc(xshmem_ctx_t ctx, T *dest, int pe) {                 \
+    XSHMEMI_SEL(xshmem::dev::atomic_inc(XSHMEMI_DS, ctx, dest, XSHMEMI_CW(ctx, pe)),               \
+                xshmemi_h_ctx_##N##_atomic_inc(ctx, dest, pe));                                    \
+  }                                                                                                \
+  XSHMEMI_HD T xshmem_ctx_##N##_atomic_fetch_add(xshmem_ctx_t ctx, T *dest, T value, int pe) {     \
+    return XSHMEMI_SEL(                                                                            \
+        xshmem::dev::atomic_fetch_add(XSHMEMI_DS, ctx, dest, value, XSHMEMI_CW(ctx, pe)),          \
+        xshmemi_h_ctx_##N##_atomic_fetch_add(ctx, dest, value, pe));                               \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_add(xshmem_ctx_t ctx, T *dest, T value, int pe) {        \
+    XSHMEMI_SEL(xshmem::dev::atomic_add(XSHMEMI_DS, ctx, dest, value, XSHMEMI_CW(ctx, pe)),        \
+                xshmemi_h_ctx_##N##_atomic_add(ctx, dest, value, pe));                             \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_compare_swap_nbi(xshmem_ctx_t ctx, T *fetch, T *dest,    \
+                                                           T cond, T value, int pe) {              \
+    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_compare_swap(XSHMEMI_DS, ctx, dest, cond, value,      \
+                                                          XSHMEMI_CW(ctx, pe)),                    \
+                xshmemi_h_ctx_##N##_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe));   \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_fetch_inc_nbi(xshmem_ctx_t ctx, T *fetch, T *dest,       \
+                                                        int pe) {                                  \
+    XSHMEMI_SEL(*fetch =                                                                           \
+                    xshmem::dev::atomic_fetch_inc(XSHMEMI_DS, ctx, dest, XSHMEMI_CW(ctx, pe)),     \
+                xshmemi_h_ctx_##N##_atomic_fetch_inc_nbi(ctx, fetch, dest, pe));                   \
+  }                                                                                                \
+  XSHMEMI_HD void xshmem_ctx_##N##_atomic_fetch_add_nbi(xshmem_ctx_t ctx, T *fetch, T *dest,       \
+                                                        T value, int pe) {                         \
+    XSHMEMI_SEL(*fetch = xshmem::dev::atomic_fetch_add(XSHMEMI_DS, ctx, dest, value,               \
+                                                       XSHMEMI_CW(ctx, pe)),                       \
+                xshmemi_h_ctx_##N##_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe));            \
   }
 XSHMEM_AMO_STANDARD_TYPES(XSHMEMI_CTX_AMO_STD)
 #undef XSHMEMI_CTX_AMO_STD
@@ -1080,14 +1091,14 @@ extern "C" void xshmemi_h_pe_quiet(const int *, int);
 extern "C" int xshmemi_h_ctx_get_team(xshmem_ctx_t, xshmem_team_t *);
 XSHMEMI_HD void xshmem_ctx_fence(xshmem_ctx_t ctx) {
 #if defined(__CUDA_ARCH__)
-  if (!xshmem::dev::ctx_is_invalid(ctx)) xshmem::dev::fence(XSHMEMI_DS);
+  if (!xshmem::dev::ctx_is_invalid(ctx)) xshmem::dev::fence(XSHMEMI_DS, ctx);
 #else
   xshmemi_h_ctx_fence(ctx);
 #endif
 }
 XSHMEMI_HD void xshmem_ctx_quiet(xshmem_ctx_t ctx) {
 #if defined(__CUDA_ARCH__)
-  if (!xshmem::dev::ctx_is_invalid(ctx)) xshmem::dev::quiet(XSHMEMI_DS);
+  if (!xshmem::dev::ctx_is_invalid(ctx)) xshmem::dev::quiet(XSHMEMI_DS, ctx);
 #else
   xshmemi_h_ctx_quiet(ctx);
 #endif
@@ -1095,7 +1106,7 @@ XSHMEMI_HD void xshmem_ctx_quiet(xshmem_ctx_t ctx) {
 XSHMEMI_HD void xshmem_ctx_pe_quiet(xshmem_ctx_t ctx, const int *target_pes, int npes) {
 #if defined(__CUDA_ARCH__)
   (void)target_pes;
-  if (!xshmem::dev::ctx_is_invalid(ctx) && npes > 0) xshmem::dev::quiet(XSHMEMI_DS);
+  if (!xshmem::dev::ctx_is_invalid(ctx) && npes > 0) xshmem::dev::quiet(XSHMEMI_DS, ctx);
 #else
   xshmemi_h_ctx_pe_quiet(ctx, target_pes, npes);
 #endif
@@ -1120,7 +1131,6 @@ XSHMEMI_HD int xshmem_ctx_get_team(xshmem_ctx_t ctx, xshmem_team_t *team) {
 }
 #undef XSHMEMI_CW
 // ---- Contexts (end) -----------------------------------------------------------------------------
-// ---- collectives: data movement ----
 // broadcast, collect, fcollect, alltoall, alltoalls (typed and mem) on a team (xshmem.h says
 // what each does). On the device the plain form is called by one thread per member PE, the _warp
 // (_block) form by every thread of one warp (block) per member, with identical arguments; one
@@ -1259,9 +1269,7 @@ XSHMEMI_HD int xshmem_alltoallsmem(xshmem_team_t team, void *dest, const void *s
                          static_cast<const unsigned char *>(source), dst, sst, nelems),
                      xshmemi_h_alltoallsmem(team, dest, source, dst, sst, nelems));
 }
-// ---- end collectives: data movement ----
 
-// ---- collectives: reductions ----
 // Team reductions and scans (<xshmem/device/coll_reduce.h>). The plain form is called by one
 // thread per member; _warp by every thread of one warp, _block by every thread of one block, with
 // identical arguments. One caller (thread, warp or block) per member and team at a time, every
@@ -1301,7 +1309,6 @@ XSHMEM_REDUCE_ARITH_TYPES_NO_LD(XSHMEMI_RED_ARITH)
 #undef XSHMEMI_RED_ARITH
 #undef XSHMEMI_RED_BIT
 #undef XSHMEMI_RED
-// ---- end collectives: reductions ----
 
 // Launches a kernel whose blocks wait for each other or for other PEs (barriers, wait_until,
 // flags set by another block) so that every block is resident at once: a grid larger than what

@@ -2,8 +2,9 @@
 //
 // The peer's heap is mapped into this address space, so every operation is a copy, a load, a
 // store or a system-scope atomic on an address the caller has already translated (lsa_addr in
-// state.h). Written once for host and device: the host API runs exactly this code on CPU PEs
-// (hostshm), GPU threads run it on NVLink-mapped peers.
+// state.h; only the dispatchers of rma.h, amo.h and signal.h translate). Written once for host and
+// device: the host API runs exactly this code on CPU PEs (hostshm), GPU threads run it on
+// NVLink-mapped peers.
 #ifndef XSHMEM_DEVICE_LSA_H
 #define XSHMEM_DEVICE_LSA_H
 
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 #include <xshmem/device/atomic.h>
+#include <xshmem/device/group.h>
 #include <xshmem/device/ops.h>
 #include <xshmem/device/state.h>
 
@@ -248,6 +250,116 @@ XSHMEM_HD_INLINE void put_signal(void *remote_dst, const void *src, size_t n, ui
                                  uint64_t value, int sig_op) {
   put(remote_dst, src, n);
   signal(remote_sig, value, sig_op);
+}
+
+// ---- the group forms (group.h): the group's threads share the work, no group barrier at the
+// end (the caller synchronises the group when every member must see the operation done).
+
+#if defined(__CUDACC__)
+namespace detail {
+// Independent 16-byte loads each thread has in flight before its stores in a bulk copy. One
+// block moving megabytes is bound by the bytes it keeps in flight: 8 x 16 B per thread is 32 KiB
+// for 256 threads (copy_group keeps 4).
+inline constexpr int kWideUnroll = 8;
+
+__device__ __forceinline__ void wide_copy(uint4 *d, const uint4 *s, size_t n, unsigned rank,
+                                          unsigned size) {
+  size_t i = rank;
+  const size_t stride = size;
+  for (; i + (kWideUnroll - 1) * stride < n; i += kWideUnroll * stride) {
+    uint4 v[kWideUnroll];
+#pragma unroll
+    for (int u = 0; u < kWideUnroll; ++u) v[u] = s[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < kWideUnroll; ++u) d[i + u * stride] = v[u];
+  }
+  for (; i < n; i += stride) d[i] = s[i];
+}
+}  // namespace detail
+#endif
+
+// A bulk copy of n bytes by the threads of G (bulk_group: the collectives): 16-byte accesses
+// with more loads in flight when both sides are 16-byte aligned, else copy_group's alignment
+// handling. The host copies with memcpy.
+template <typename G>
+XSHMEM_HD_INLINE void copy_bulk(void *dst, const void *src, size_t n) {
+  if (n == 0 || dst == src) return;
+#if defined(__CUDA_ARCH__)
+  if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0) {
+    const size_t units = n / 16;
+    detail::wide_copy(static_cast<uint4 *>(dst), static_cast<const uint4 *>(src), units, G::rank(),
+                      G::size());
+    auto *d = static_cast<unsigned char *>(dst);
+    const auto *c = static_cast<const unsigned char *>(src);
+    for (size_t i = units * 16 + G::rank(); i < n; i += G::size()) d[i] = c[i];
+  } else {
+    copy_group(dst, src, n, G::rank(), G::size());
+  }
+#else
+  memcpy(dst, src, n);
+#endif
+}
+
+// n bytes by the group: one thread copies (copy), a bulk group with copy_bulk, a warp or block
+// with copy_group.
+template <typename G>
+XSHMEM_HD_INLINE void group_copy(void *dst, const void *src, size_t n) {
+  if constexpr (is_bulk_v<G>) {
+    copy_bulk<G>(dst, src, n);
+  } else if constexpr (G::kThread) {
+    copy(dst, src, n);
+  } else {
+#if defined(__CUDA_ARCH__)
+    copy_group(dst, src, n, G::rank(), G::size());
+#endif
+  }
+}
+template <typename G>
+XSHMEM_HD_INLINE void group_put(void *remote_dst, const void *src, size_t n) {
+  group_copy<G>(remote_dst, src, n);
+}
+template <typename G>
+XSHMEM_HD_INLINE void group_get(void *dst, const void *remote_src, size_t n) {
+  group_copy<G>(dst, remote_src, n);
+}
+
+// Strided, the group's threads taking every size()-th element (one thread: iput/iget).
+template <typename G, typename T>
+XSHMEM_HD_INLINE void group_iput(T *remote_dst, const T *src, ptrdiff_t dst_stride,
+                                 ptrdiff_t src_stride, size_t nelems) {
+  if constexpr (G::kThread && !is_bulk_v<G>) {
+    iput(remote_dst, src, dst_stride, src_stride, nelems);
+  } else {
+    for (size_t i = G::rank(); i < nelems; i += G::size())
+      remote_dst[static_cast<ptrdiff_t>(i) * dst_stride] =
+          src[static_cast<ptrdiff_t>(i) * src_stride];
+  }
+}
+template <typename G, typename T>
+XSHMEM_HD_INLINE void group_iget(T *dst, const T *remote_src, ptrdiff_t dst_stride,
+                                 ptrdiff_t src_stride, size_t nelems) {
+  if constexpr (G::kThread && !is_bulk_v<G>) {
+    iget(dst, remote_src, dst_stride, src_stride, nelems);
+  } else {
+    for (size_t i = G::rank(); i < nelems; i += G::size())
+      dst[static_cast<ptrdiff_t>(i) * dst_stride] =
+          remote_src[static_cast<ptrdiff_t>(i) * src_stride];
+  }
+}
+
+// put_signal by the group: the group copies, every member fences, the group synchronises, and
+// the leader updates the signal (ordered after every member's stores without a second fence).
+template <typename G>
+XSHMEM_HD_INLINE void group_put_signal(void *remote_dst, const void *src, size_t n,
+                                       uint64_t *remote_sig, uint64_t value, int sig_op) {
+  if constexpr (G::kThread) {
+    put_signal(remote_dst, src, n, remote_sig, value, sig_op);
+  } else {
+    group_copy<G>(remote_dst, src, n);
+    atomic::fence();
+    G::sync();
+    if (G::rank() == 0) signal(remote_sig, value, sig_op, /*fenced=*/true);
+  }
 }
 
 // fence orders this thread's earlier puts/AMOs to each peer before its later ones; quiet

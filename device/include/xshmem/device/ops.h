@@ -19,6 +19,9 @@ namespace xshmem::dev {
 
 // Comparison operators of wait_until/test/signal_wait_until.
 enum cmp_t : int { kCmpEq = 0, kCmpNe = 1, kCmpGt = 2, kCmpGe = 3, kCmpLt = 4, kCmpLe = 5 };
+// The default context (XSHMEM_CTX_DEFAULT): the plain forms are its ctx forms.
+inline constexpr int32_t kCtxDefault = 0;
+
 // Signal operators.
 enum sig_op_t : int { kSignalSet = 0, kSignalAdd = 1 };
 

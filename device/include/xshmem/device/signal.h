@@ -1,4 +1,5 @@
-// xshmem device API: put-with-signal and signal operations dispatched per peer.
+// xshmem device API: the put-with-signal and signal dispatchers (one each, templated on the
+// group, taking the context; see rma.h).
 //
 // A signal is a uint64_t symmetric word. put_signal moves the data, then updates the signal
 // (kSignalSet: store, kSignalAdd: atomic add) ordered after the data, so a PE that observes the
@@ -10,45 +11,91 @@
 #include <stdint.h>
 
 #include <xshmem/device/atomic.h>
-#include <xshmem/device/host_remote.h>
+#include <xshmem/device/group.h>
 #include <xshmem/device/lsa.h>
 #include <xshmem/device/ops.h>
 #include <xshmem/device/p2p.h>
+#include <xshmem/device/proxy.h>
 #include <xshmem/device/state.h>
 
 namespace xshmem::dev {
 
-XSHMEM_HD_INLINE void putmem_signal_path(const state_t &s, void *dest, const void *source,
-                                         size_t nbytes, uint64_t *sig_addr, uint64_t signal,
-                                         int sig_op, int pe, bool nbi) {
+// The dispatcher: nbytes from local `source` to symmetric `dest` at `pe`, then the signal at pe,
+// ordered after the data; by group G (the group's leader updates the signal) under context ctx.
+// Blocking: `source` may be reused on return; nbi: by the next quiet of ctx.
+template <typename G>
+XSHMEM_HD_INLINE void putmem_signal_path(const state_t &s, int32_t ctx, void *dest,
+                                         const void *source, size_t nbytes, uint64_t *sig_addr,
+                                         uint64_t signal, int sig_op, int pe, bool nbi) {
   dcheck_remote(s, kDevOpPutSignal, pe, dest, nbytes);
   dcheck_buffer(s, kDevOpPutSignal, pe, source, nbytes);
   dcheck_sym(s, kDevOpPutSignal, pe, sig_addr, sizeof(uint64_t));
   dcheck_align(s, kDevOpPutSignal, pe, sig_addr, sizeof(uint64_t));
   switch (peer_path(s, pe)) {
     case XSHMEM_PATH_LSA:
-      lsa::put_signal(lsa_addr(s, dest, pe), source, nbytes, lsa_addr(s, sig_addr, pe), signal,
-                      sig_op);
+      lsa::group_put_signal<G>(lsa_addr(s, dest, pe), source, nbytes, lsa_addr(s, sig_addr, pe),
+                               signal, sig_op);
       return;
-#if !defined(__CUDA_ARCH__)
     case XSHMEM_PATH_PROXY:
-      remote::put_signal(s, 0, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
+      proxy::put_signal<G>(s, ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
       return;
-#endif
     default:
-      (void)nbi;
       unreachable_path(s, pe);
   }
 }
-XSHMEM_HD_INLINE void putmem_signal(const state_t &s, void *dest, const void *source, size_t nbytes,
-                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
-  putmem_signal_path(s, dest, source, nbytes, sig_addr, signal, sig_op, pe, false);
+
+// The dispatcher of the signal alone: updates the signal at `pe`, ordered after this thread's
+// earlier stores to `pe` (signal_add / signal_set), by the group's leader. `fenced`: the caller
+// fenced right before (see lsa::signal).
+template <typename G>
+XSHMEM_HD_INLINE void signal_path(const state_t &s, int32_t ctx, uint64_t *sig_addr,
+                                  uint64_t signal, int sig_op, int pe, bool fenced) {
+  dcheck_remote(s, kDevOpSignal, pe, sig_addr, sizeof(uint64_t));
+  dcheck_align(s, kDevOpSignal, pe, sig_addr, sizeof(uint64_t));
+  switch (peer_path(s, pe)) {
+    case XSHMEM_PATH_LSA:
+      if (group_leader<G>()) lsa::signal(lsa_addr(s, sig_addr, pe), signal, sig_op, fenced);
+      return;
+    case XSHMEM_PATH_PROXY:
+      proxy::signal<G>(s, ctx, sig_addr, signal, sig_op, pe, fenced);
+      return;
+    default:
+      unreachable_path(s, pe);
+  }
+}
+
+// The group form (coop.h names it per scope): returns in each thread once the group's
+// put_signal is done (blocking) or issued (nbi).
+template <typename G>
+XSHMEM_HD_INLINE void putmem_signal_group(const state_t &s, int32_t ctx, void *dest,
+                                          const void *source, size_t nbytes, uint64_t *sig_addr,
+                                          uint64_t signal, int sig_op, int pe, bool nbi) {
+  putmem_signal_path<G>(s, ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
+  G::sync();
+}
+
+// The thread-scope forms; ctx first when given.
+XSHMEM_HD_INLINE void putmem_signal(const state_t &s, int32_t ctx, void *dest, const void *source,
+                                    size_t nbytes, uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                    int pe) {
+  putmem_signal_path<thread_group>(s, ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe,
+                                   false);
 }
 // Non-blocking: complete at the next quiet (LSA: on return).
+XSHMEM_HD_INLINE void putmem_signal_nbi(const state_t &s, int32_t ctx, void *dest,
+                                        const void *source, size_t nbytes, uint64_t *sig_addr,
+                                        uint64_t signal, int sig_op, int pe) {
+  putmem_signal_path<thread_group>(s, ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe,
+                                   true);
+}
+XSHMEM_HD_INLINE void putmem_signal(const state_t &s, void *dest, const void *source, size_t nbytes,
+                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  putmem_signal(s, kCtxDefault, dest, source, nbytes, sig_addr, signal, sig_op, pe);
+}
 XSHMEM_HD_INLINE void putmem_signal_nbi(const state_t &s, void *dest, const void *source,
                                         size_t nbytes, uint64_t *sig_addr, uint64_t signal,
                                         int sig_op, int pe) {
-  putmem_signal_path(s, dest, source, nbytes, sig_addr, signal, sig_op, pe, true);
+  putmem_signal_nbi(s, kCtxDefault, dest, source, nbytes, sig_addr, signal, sig_op, pe);
 }
 template <typename T>
 XSHMEM_HD_INLINE void put_signal(const state_t &s, T *dest, const T *source, size_t nelems,
@@ -60,27 +107,26 @@ XSHMEM_HD_INLINE void put_signal_nbi(const state_t &s, T *dest, const T *source,
                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
   putmem_signal_nbi(s, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe);
 }
+template <typename T>
+XSHMEM_HD_INLINE void put_signal(const state_t &s, int32_t ctx, T *dest, const T *source,
+                                 size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                 int pe) {
+  putmem_signal(s, ctx, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe);
+}
+template <typename T>
+XSHMEM_HD_INLINE void put_signal_nbi(const state_t &s, int32_t ctx, T *dest, const T *source,
+                                     size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                     int pe) {
+  putmem_signal_nbi(s, ctx, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe);
+}
 
-// Updates the signal at `pe` alone, ordered after this thread's earlier stores to `pe`
-// (signal_add / signal_set). `fenced`: the caller fenced right before (see lsa::signal).
+XSHMEM_HD_INLINE void signal_op(const state_t &s, int32_t ctx, uint64_t *sig_addr, uint64_t signal,
+                                int sig_op, int pe, bool fenced = false) {
+  signal_path<thread_group>(s, ctx, sig_addr, signal, sig_op, pe, fenced);
+}
 XSHMEM_HD_INLINE void signal_op(const state_t &s, uint64_t *sig_addr, uint64_t signal, int sig_op,
                                 int pe, bool fenced = false) {
-  dcheck_remote(s, kDevOpSignal, pe, sig_addr, sizeof(uint64_t));
-  dcheck_align(s, kDevOpSignal, pe, sig_addr, sizeof(uint64_t));
-  switch (peer_path(s, pe)) {
-    case XSHMEM_PATH_LSA:
-      lsa::signal(lsa_addr(s, sig_addr, pe), signal, sig_op, fenced);
-      return;
-#if !defined(__CUDA_ARCH__)
-    case XSHMEM_PATH_PROXY:
-      // Ordered after this thread's earlier operations to pe: fence first unless the caller did.
-      if (!fenced) remote::fence(s, 0);
-      remote::signal(s, 0, sig_addr, signal, sig_op, pe);
-      return;
-#endif
-    default:
-      unreachable_path(s, pe);
-  }
+  signal_path<thread_group>(s, kCtxDefault, sig_addr, signal, sig_op, pe, fenced);
 }
 
 // Reads the local signal atomically.

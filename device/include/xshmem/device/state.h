@@ -19,6 +19,34 @@
 #define XSHMEM_HD_INLINE inline __attribute__((always_inline))
 #endif
 
+// ---- the device-state layout ----
+// The layout of what device code reads from the state (state_t, peer_t, team_t, team_sync_t,
+// internal_region_t, device_error_t): bump it whenever any of them changes. The runtime writes
+// it into state_t::layout; every CUDA translation unit registers its state sink with the layout
+// it was compiled against (XSHMEMI_REGISTER_DEVICE_STATE_SINK, <xshmem/device/cuda_api.h>), and
+// the runtime refuses a unit compiled against another layout, with one line naming it, before
+// any of its kernels can read the table. 0 stands for units built before layouts were numbered.
+#define XSHMEM_DEVICE_STATE_LAYOUT 1
+// The layout this translation unit is compiled against: XSHMEM_DEVICE_STATE_LAYOUT, unless a
+// test builds a unit as if compiled against another (-DXSHMEM_DEVICE_STATE_LAYOUT_OVERRIDE=N).
+#if defined(XSHMEM_DEVICE_STATE_LAYOUT_OVERRIDE)
+#define XSHMEMI_UNIT_STATE_LAYOUT (XSHMEM_DEVICE_STATE_LAYOUT_OVERRIDE)
+#else
+#define XSHMEMI_UNIT_STATE_LAYOUT XSHMEM_DEVICE_STATE_LAYOUT
+#endif
+
+extern "C" {
+// Registers `sink` of translation unit `unit` (a name for the diagnostic), compiled against
+// device-state layout `layout`. The runtime calls it with the device state's bytes and the PE's
+// CUDA device after every xshmem_init, and at once when the runtime is already up. Returns 0, or
+// XSHMEM_ERR_ABI when `layout` is not this library's (the sink is then never called, and an
+// xshmem_init on a GPU heap fails). The sink returns 0 or a cudaError_t, which the runtime logs.
+int xshmemi_register_device_state_sink2(int layout, const char *unit,
+                                        int (*sink)(const void *state, size_t size, int device));
+}
+#define XSHMEMI_REGISTER_DEVICE_STATE_SINK(sink) \
+  xshmemi_register_device_state_sink2(XSHMEMI_UNIT_STATE_LAYOUT, __FILE__, sink)
+
 namespace xshmem::dev {
 
 // One peer as the path code sees it (16 bytes, so a table of them stays cache-friendly).
@@ -93,7 +121,7 @@ struct internal_region_t {
 
 // A device-side checked-mode violation (ERR-11), written into host memory by the first GPU
 // thread of this PE that meets one, which then traps. The runtime's watchdog thread reads it,
-// prints the one-line diagnostic and stops the job (core/src/cuda/watchdog.cc).
+// prints the one-line diagnostic and stops the job (core/src/cuda/cuda_rt.cc).
 enum device_check_code : int32_t {
   kDevCheckPe = 1,         // pe out of range
   kDevCheckSymmetric = 2,  // [addr, addr + size) not inside the symmetric heap
@@ -173,6 +201,10 @@ struct wait_timeout_t {
 };
 
 struct state_t {
+  // XSHMEM_DEVICE_STATE_LAYOUT of the library that filled the state (first, so that code of any
+  // layout finds it), and a pad that keeps my_pe and n_pes one 8-byte load apart as before.
+  int32_t layout = 0;
+  int32_t reserved_layout = 0;
   int my_pe = -1;
   int n_pes = 0;
   uintptr_t heap_base = 0;  // this PE's heap
@@ -200,15 +232,11 @@ struct state_t {
   // Device only: checked mode (XSHMEM_CHECKS) for device calls, and where a violation goes
   // (host memory mapped into the GPU; NULL: trap without a report).
   int32_t device_checks = 0;
-  // ---- collectives: reductions ----
   // XSHMEM_COLL_REDUCE_ALGO as a reduce_algo (coll_reduce.h).
   int32_t coll_reduce_algo = 0;
-  // ---- end collectives: reductions ----
-  // ---- collectives: data movement ----
   // XSHMEM_COLL_BCAST_ALGO and XSHMEM_COLL_FCOLLECT_ALGO as coll_move_algo values (coll_move.h).
   int32_t coll_bcast_algo = 0;
   int32_t coll_fcollect_algo = 0;
-  // ---- end collectives: data movement ----
   device_error_t *device_error = nullptr;
   // XSHMEM_WAIT_TIMEOUT in nanoseconds; 0 (the default): waits have no deadline. A wait of the
   // API that lasts longer stops the job with a diagnostic (p2p.h, wait_clock).
