@@ -5,12 +5,16 @@
 //
 // Every case runs over a bank of teams: WORLD, the even or odd half (each PE runs its own half,
 // so two disjoint teams run the same collective at once), WORLD reversed, and the row and column
-// of a 2D split. Data is derived from (source world PE, destination world PE, index, iteration,
-// case); destinations are poisoned and every byte outside the expected result must stay poisoned.
-// 1.6 readiness: a member poisons its dest, then the team syncs (dest ready on every member),
-// then sources are written and the collective is called at once.
+// of a 2D split. Every type runs on WORLD; the other teams run one type per element size and
+// kind (integer, floating point): a type reaches a team's algorithm only as its element size. Data
+// is derived from (source world PE, destination world PE, index, iteration, case); destinations are
+// poisoned and every byte outside the expected result must stay poisoned. 1.6 readiness: a member
+// poisons its dest, then the team syncs (dest ready on every member), then sources are written and
+// the collective is called at once.
 #include <algorithm>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "harness.h"
@@ -31,16 +35,30 @@ struct Api {
   int (*alltoalls)(xshmem_team_t, T *, const T *, ptrdiff_t, ptrdiff_t, size_t);
 };
 
-// Calls f(Api<T>{...}, type index) for every type of the standard RMA table (long double too).
+// Calls f(Api<T>{...}, teams) for every type of the standard RMA table (long double too), in
+// table order: `teams` (the bank positions the type runs on) is the whole bank for the first type
+// of each element size and kind (float, double, char, short, int, long, long double), and only
+// WORLD (position 0) for the others.
 template <typename F>
 void for_each_type(F &&f) {
-  uint32_t k = 0;
+  std::vector<std::pair<size_t, bool>> seen;
+  auto teams = [&seen](size_t size, bool fp) {
+    const std::pair<size_t, bool> kind{size, fp};
+    if (std::find(seen.begin(), seen.end(), kind) != seen.end()) return uint32_t{1};
+    seen.push_back(kind);
+    return ~uint32_t{0};
+  };
 #define XT_TYPE(T, N)                                                               \
   f(Api<T>{#N, xshmem_##N##_broadcast, xshmem_##N##_collect, xshmem_##N##_fcollect, \
            xshmem_##N##_alltoall, xshmem_##N##_alltoalls},                          \
-    k++);
+    teams(sizeof(T), std::is_floating_point_v<T>));
   XSHMEM_RMA_TYPES(XT_TYPE)
 #undef XT_TYPE
+}
+
+// Whether bank position `pos` is in the set for_each_type passed.
+bool runs_on(uint32_t teams, uint32_t pos) {
+  return (teams >> pos) & 1u;
 }
 
 // A team of the bank as this PE sees it.
@@ -281,8 +299,9 @@ TEST_CASE("COLL-03 broadcast_matrix", "[COLL-03]") {
   Areas a(big + 64, big + 64);
   Bank bank;
   Iters iter;
-  for_each_type([&](auto api, uint32_t) {
+  for_each_type([&](auto api, uint32_t teams) {
     for (const Member &m : bank.teams()) {
+      if (!runs_on(teams, m.pos)) continue;
       for (size_t s : kSmall) {
         // Every root on small teams; first, middle and last above 4 members (time on 2 cores).
         for (int root = 0; root < m.n; ++root) {
@@ -316,8 +335,9 @@ TEST_CASE("COLL-04 collect_variable", "[COLL-04]") {
   Areas a(size_t{300000}, big + 64);
   Bank bank;
   Iters iter;
-  for_each_type([&](auto api, uint32_t) {
+  for_each_type([&](auto api, uint32_t teams) {
     for (const Member &m : bank.teams()) {
+      if (!runs_on(teams, m.pos)) continue;
       collect_case(
           a, m, api.collect, api.name, [](int i) { return size_t(i); }, "= member index",
           iter.next(m));
@@ -347,9 +367,10 @@ TEST_CASE("COLL-05 fcollect", "[COLL-05]") {
   Areas a(per + 64, per * n + 64);
   Bank bank;
   Iters iter;
-  for_each_type([&](auto api, uint32_t) {
+  for_each_type([&](auto api, uint32_t teams) {
     for (const Member &m : bank.teams())
-      for (size_t s : kSmall) fcollect_case(a, m, api.fcollect, api.name, s, iter.next(m));
+      if (runs_on(teams, m.pos))
+        for (size_t s : kSmall) fcollect_case(a, m, api.fcollect, api.name, s, iter.next(m));
   });
   for (const Member &m : bank.teams())
     for (size_t s : {size_t{65537}, per})
@@ -368,9 +389,10 @@ TEST_CASE("COLL-06 alltoall", "[COLL-06]") {
   Areas a(blk * n + 64, blk * n + 64);
   Bank bank;
   Iters iter;
-  for_each_type([&](auto api, uint32_t) {
+  for_each_type([&](auto api, uint32_t teams) {
     for (const Member &m : bank.teams())
-      for (size_t s : kSmall) alltoall_case(a, m, api.alltoall, api.name, s, iter.next(m));
+      if (runs_on(teams, m.pos))
+        for (size_t s : kSmall) alltoall_case(a, m, api.alltoall, api.name, s, iter.next(m));
   });
   for (const Member &m : bank.teams())
     for (size_t s : {size_t{65535}, blk})
@@ -389,12 +411,13 @@ TEST_CASE("COLL-07 alltoalls_strides", "[COLL-07]") {
   Areas a(size_t{100} * n * 3 * 16 + 64, size_t{100} * n * 3 * 16 + 64);
   Bank bank;
   Iters iter;
-  for_each_type([&](auto api, uint32_t) {
+  for_each_type([&](auto api, uint32_t teams) {
     for (const Member &m : bank.teams())
-      for (ptrdiff_t dst : {1, 2, 3})
-        for (ptrdiff_t sst : {1, 2, 3})
-          for (size_t s : {size_t{0}, size_t{1}, size_t{5}})
-            alltoalls_case(a, m, api.alltoalls, api.name, s, dst, sst, iter.next(m));
+      if (runs_on(teams, m.pos))
+        for (ptrdiff_t dst : {1, 2, 3})
+          for (ptrdiff_t sst : {1, 2, 3})
+            for (size_t s : {size_t{0}, size_t{1}, size_t{5}})
+              alltoalls_case(a, m, api.alltoalls, api.name, s, dst, sst, iter.next(m));
   });
   for (const Member &m : bank.teams())
     for (ptrdiff_t dst : {1, 3})

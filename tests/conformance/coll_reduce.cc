@@ -193,16 +193,22 @@ size_t big_count() {
   return (size_t{128} << 10) / sizeof(T) + 37;
 }
 
-// The matrix for one type over one team: every op of `fns` at sizes 1, odd, a few chunks and
-// (WORLD only) more than the scratch, each also in place.
+bool algo_type(const char *name, bool bitwise);
+
+// The matrix for one type over the bank: every op of `fns` at sizes 1, odd, a few chunks and
+// (WORLD only) more than the scratch, each also in place. The teams other than WORLD run the
+// types of algo_type() (one per class and element size): a type reaches a team's algorithm only
+// through its element size and combine function, which WORLD runs for every type.
 template <typename T>
 void matrix_type(const std::vector<Team> &bank, const char *tname, const Fns<T> &fns,
                  uint64_t *iter, size_t *bad) {
   const size_t big = big_count<T>();
+  const bool bank_wide = algo_type(tname, fns[kAnd] != nullptr);
   xt::SymBuf<T> src(big), dst(big);
   xshmem_barrier_all();
   for (const Team &team : bank) {
     const bool world = team.handle == XSHMEM_TEAM_WORLD;
+    if (!world && !bank_wide) continue;
     const std::vector<size_t> sizes =
         world ? std::vector<size_t>{1, 77, 5003, big} : std::vector<size_t>{1, 77};
     for (int op = 0; op < kNumOps; ++op) {
