@@ -2,7 +2,7 @@
 // (every op x every type of the team reduction table, sizes 0, 1, odd, larger than the 128 KiB
 // team scratch, in place, over a bank of teams), COLL-09 scans, COLL-10 zero length and 1-PE
 // teams, COLL-11 back-to-back and disjoint teams at once. CTest runs the group once per
-// XSHMEM_COLL_REDUCE_ALGO (auto, direct, rsag).
+// XSHMEM_COLL_REDUCE_ALGO: auto runs every case, direct and rsag the cases tagged [algo].
 //
 // Data per (op, member, element, iteration): integers are hash bits, so sums and products wrap
 // around; AND gets mostly-one words and OR mostly-zero words so neither saturates; products of
@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -54,21 +56,48 @@ Team describe(const std::string &name, xshmem_team_t h) {
   return t;
 }
 
-// Member `pe`'s element i for op in iteration `iter`.
+// One splitmix64 step.
+inline uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// The seed of member `pe`'s data for (op, iteration, test id): xt::hash of them, computed once
+// per case and PE (a case generates and checks every element n + 2 times; hashing all five
+// arguments per element was most of the group's CPU time).
+uint64_t seed(int op, int pe, uint64_t iter, uint32_t tid) {
+  static int c_op = -1;
+  static uint64_t c_iter = ~uint64_t{0};
+  static uint32_t c_tid = 0;
+  static std::vector<uint64_t> c_seed;  // by world PE; 0: not computed yet
+  if (op != c_op || iter != c_iter || tid != c_tid || c_seed.size() <= static_cast<size_t>(pe)) {
+    c_op = op, c_iter = iter, c_tid = tid;
+    c_seed.assign(static_cast<size_t>(std::max(xt::npes(), pe + 1)), 0);
+  }
+  uint64_t &sd = c_seed[static_cast<size_t>(pe)];
+  if (sd == 0) sd = xt::hash(static_cast<uint64_t>(pe), iter, static_cast<uint64_t>(op), tid) | 1;
+  return sd;
+}
+
+// Member `pe`'s element i for op in iteration `iter`: element i of the splitmix64 stream of the
+// member's seed.
 template <typename T>
 T gen(int op, int pe, size_t i, uint64_t iter, uint32_t tid) {
-  const uint64_t h = xt::hash(static_cast<uint64_t>(pe), i, iter, static_cast<uint64_t>(op), tid);
+  const uint64_t h = mix(seed(op, pe, iter, tid) + 0x9e3779b97f4a7c15ull * i);
   if constexpr (std::is_floating_point_v<T>) {
     if (op == kProd) {
       const int e = static_cast<int>(h % 7) - 3;  // +-2^-3 .. +-2^3: every product is exact
       const T m = (h >> 8) & 1 ? T(-1) : T(1);
       return m * static_cast<T>(std::ldexp(1.0, e));
     }
-    return xt::value<T>(pe, 0, i, iter, tid ^ static_cast<uint32_t>(op));
+    // Halves of integers below 10^6 in magnitude (as xt::value): sums of a few are exact.
+    return static_cast<T>(static_cast<int64_t>(h % 2000001) - 1000000) / static_cast<T>(2);
   } else {
     uint64_t v = h;
-    if (op == kAnd) v = h | xt::hash(h);
-    if (op == kOr) v = h & xt::hash(h);
+    if (op == kAnd) v = h | mix(h);
+    if (op == kOr) v = h & mix(h);
     if (op == kProd) v = h | 1;
     T out;
     std::memcpy(&out, &v, sizeof(T));
@@ -191,16 +220,22 @@ size_t big_count() {
   return (size_t{128} << 10) / sizeof(T) + 37;
 }
 
-// The matrix for one type over one team: every op of `fns` at sizes 1, odd, a few chunks and
-// (WORLD only) more than the scratch, each also in place.
+bool algo_type(const char *name, bool bitwise);
+
+// The matrix for one type over the bank: every op of `fns` at sizes 1, odd, a few chunks and
+// (WORLD only) more than the scratch, each also in place. The teams other than WORLD run the
+// types of algo_type() (one per class and element size): a type reaches a team's algorithm only
+// through its element size and combine function, which WORLD runs for every type.
 template <typename T>
 void matrix_type(const std::vector<Team> &bank, const char *tname, const Fns<T> &fns,
                  uint64_t *iter, size_t *bad) {
   const size_t big = big_count<T>();
+  const bool bank_wide = algo_type(tname, fns[kAnd] != nullptr);
   xt::SymBuf<T> src(big), dst(big);
   xshmem_barrier_all();
   for (const Team &team : bank) {
     const bool world = team.handle == XSHMEM_TEAM_WORLD;
+    if (!world && !bank_wide) continue;
     const std::vector<size_t> sizes =
         world ? std::vector<size_t>{1, 77, 5003, big} : std::vector<size_t>{1, 77};
     for (int op = 0; op < kNumOps; ++op) {
@@ -214,6 +249,22 @@ void matrix_type(const std::vector<Team> &bank, const char *tname, const Fns<T> 
     }
   }
   xshmem_barrier_all();
+}
+
+// The types the [algo] entries run: one per class and element size (bitwise 1, 2, 4, 8 bytes;
+// integers signed and unsigned of 1, 2, 4, 8 bytes; float, double, long double). An algorithm
+// sees a type only through its element size and combine function; the auto entries run every
+// type. `bitwise` picks the list of the bitwise (and/or/xor) table.
+bool algo_type(const char *name, bool bitwise) {
+  static const char *const kBitwise[] = {"uint8", "int16", "uint32", "int64"};
+  static const char *const kArith[] = {"schar", "ushort", "int",       "uint64",
+                                       "float", "double", "longdouble"};
+  if (bitwise)
+    return std::find_if(std::begin(kBitwise), std::end(kBitwise), [&](const char *t) {
+             return std::strcmp(t, name) == 0;
+           }) != std::end(kBitwise);
+  return std::find_if(std::begin(kArith), std::end(kArith),
+                      [&](const char *t) { return std::strcmp(t, name) == 0; }) != std::end(kArith);
 }
 
 // The bank of TEAM-05 this group uses (created in the same order on every PE).
@@ -247,23 +298,28 @@ struct Bank {
 
 }  // namespace
 
-TEST_CASE("COLL-08 reduce_matrix", "[COLL-08]") {
+// Every op x every type, split in two test cases: the types the [algo] entries run, then the
+// others (the auto entries run both).
+static void reduce_matrix(bool algo_types) {
   if (!xt::require_npes_in({1, 2, 3, 4, 5, 7, 8}, "PS,PO")) return;
   xt::test_budget(280);
   Bank bank;
   uint64_t iter = 0;
   size_t bad = 0;
 #define XT_BIT(T, N)                                                                              \
-  matrix_type<T>(bank.teams, #N,                                                                  \
-                 Fns<T>{xshmem_##N##_and_reduce, xshmem_##N##_or_reduce, xshmem_##N##_xor_reduce, \
-                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr},                    \
-                 &iter, &bad);
-#define XT_ARITH(T, N)                                                                    \
-  matrix_type<T>(                                                                         \
-      bank.teams, #N,                                                                     \
-      Fns<T>{nullptr, nullptr, nullptr, xshmem_##N##_max_reduce, xshmem_##N##_min_reduce, \
-             xshmem_##N##_sum_reduce, xshmem_##N##_prod_reduce, nullptr, nullptr},        \
-      &iter, &bad);
+  if (algo_type(#N, true) == algo_types)                                                          \
+    matrix_type<T>(                                                                               \
+        bank.teams, #N,                                                                           \
+        Fns<T>{xshmem_##N##_and_reduce, xshmem_##N##_or_reduce, xshmem_##N##_xor_reduce, nullptr, \
+               nullptr, nullptr, nullptr, nullptr, nullptr},                                      \
+        &iter, &bad);
+#define XT_ARITH(T, N)                                                                      \
+  if (algo_type(#N, false) == algo_types)                                                   \
+    matrix_type<T>(                                                                         \
+        bank.teams, #N,                                                                     \
+        Fns<T>{nullptr, nullptr, nullptr, xshmem_##N##_max_reduce, xshmem_##N##_min_reduce, \
+               xshmem_##N##_sum_reduce, xshmem_##N##_prod_reduce, nullptr, nullptr},        \
+        &iter, &bad);
   XSHMEM_REDUCE_BITWISE_TYPES(XT_BIT)
   XSHMEM_REDUCE_ARITH_TYPES(XT_ARITH)
 #undef XT_BIT
@@ -271,8 +327,16 @@ TEST_CASE("COLL-08 reduce_matrix", "[COLL-08]") {
   CHECK(bad == 0);
 }
 
+TEST_CASE("COLL-08 reduce_matrix (one type per class and size)", "[COLL-08][algo]") {
+  reduce_matrix(true);
+}
+
+TEST_CASE("COLL-08 reduce_matrix (the other types)", "[COLL-08]") {
+  reduce_matrix(false);
+}
+
 // Integer sums and products wrap around at the type's width, signed types included.
-TEST_CASE("COLL-08 integer_wraparound", "[COLL-08]") {
+TEST_CASE("COLL-08 integer_wraparound", "[COLL-08][algo]") {
   if (!xt::require_npes_in({2, 3, 4, 5, 7, 8}, "PS")) return;
   const int me = xt::me(), n = xt::npes();
   xt::SymBuf<int8_t> a8(3);
@@ -311,7 +375,7 @@ TEST_CASE("COLL-08 integer_wraparound", "[COLL-08]") {
 
 // Inexact floating-point data: every member gets the combination in team order, bit for bit
 // (and so the same result as every other member).
-TEST_CASE("COLL-08 float_identical_results", "[COLL-08]") {
+TEST_CASE("COLL-08 float_identical_results", "[COLL-08][algo]") {
   if (!xt::require_npes_in({2, 3, 4, 5, 7, 8}, "PS")) return;
   Bank bank;
   const size_t n = big_count<float>();
@@ -349,24 +413,34 @@ TEST_CASE("COLL-08 float_identical_results", "[COLL-08]") {
   xshmem_barrier_all();
 }
 
-TEST_CASE("COLL-09 scan", "[COLL-09]") {
+// Inclusive and exclusive sums of every arithmetic type, split like the reduce matrix.
+static void scan(bool algo_types) {
   if (!xt::require_npes_in({1, 2, 3, 4, 5, 7, 8}, "PS,PO")) return;
   Bank bank;
   uint64_t iter = 1000000;
   size_t bad = 0;
-#define XT_SCAN(T, N)                                                                  \
-  matrix_type<T>(bank.teams, #N,                                                       \
-                 Fns<T>{nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, \
-                        xshmem_##N##_sum_inscan, xshmem_##N##_sum_exscan},             \
-                 &iter, &bad);
+#define XT_SCAN(T, N)                                                                    \
+  if (algo_type(#N, false) == algo_types)                                                \
+    matrix_type<T>(bank.teams, #N,                                                       \
+                   Fns<T>{nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, \
+                          xshmem_##N##_sum_inscan, xshmem_##N##_sum_exscan},             \
+                   &iter, &bad);
   XSHMEM_REDUCE_ARITH_TYPES(XT_SCAN)
 #undef XT_SCAN
   CHECK(bad == 0);
 }
 
+TEST_CASE("COLL-09 scan (one type per class and size)", "[COLL-09][algo]") {
+  scan(true);
+}
+
+TEST_CASE("COLL-09 scan (the other types)", "[COLL-09]") {
+  scan(false);
+}
+
 // nreduce 0 with NULL buffers returns 0 at once; a 1-PE team (2D rows of one) copies source to
 // dest (exscan: zeros).
-TEST_CASE("COLL-10 zero_length_and_single_pe", "[COLL-10]") {
+TEST_CASE("COLL-10 zero_length_and_single_pe", "[COLL-10][algo]") {
   if (!xt::require_npes_in({1, 2, 3}, "P1,P2,3")) return;
   CHECK(xshmem_int_sum_reduce(XSHMEM_TEAM_WORLD, nullptr, nullptr, 0) == 0);
   CHECK(xshmem_double_max_reduce(XSHMEM_TEAM_WORLD, nullptr, nullptr, 0) == 0);
@@ -399,7 +473,7 @@ TEST_CASE("COLL-10 zero_length_and_single_pe", "[COLL-10]") {
 // 100 reductions back to back without synchronisation, sizes across chunk boundaries, ops and
 // in-place alternating, each checked before the next; then even and odd teams (disjoint) run
 // different reductions at the same time.
-TEST_CASE("COLL-11 b2b_and_concurrent_teams", "[COLL-11]") {
+TEST_CASE("COLL-11 b2b_and_concurrent_teams", "[COLL-11][algo]") {
   if (!xt::require_npes_in({1, 2, 3, 4, 5, 7, 8}, "PS")) return;
   Bank bank;
   const Team &world = bank.teams[0];

@@ -4,15 +4,10 @@
 set(XT_GPU_DEVICE_TESTS rma rma2 amo sig p2p ord coll mem stress team coll_reduce)
 # ---- STR rows in device columns (STR-01..06) ----
 list(APPEND XT_GPU_DEVICE_TESTS stress_rows)
-# ---- collectives: data movement ----
 list(APPEND XT_GPU_DEVICE_TESTS coll_move)
-# ---- end collectives: data movement ----
 # ---- collectives in several scopes at once (COLL-12/13) and device contexts (CTX) ----
 list(APPEND XT_GPU_DEVICE_TESTS coll_scopes ctx)
 foreach(t ${XT_GPU_DEVICE_TESTS})
-  if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${t}.cu)
-    continue()
-  endif()
   add_executable(xshmem_gpu_${t} ${t}.cu)
   target_link_libraries(xshmem_gpu_${t} PRIVATE xshmem)
   # Device checked mode on: a false positive of the checks fails the suite.
@@ -25,7 +20,6 @@ foreach(t ${XT_GPU_DEVICE_TESTS})
     RUN_SERIAL TRUE LABELS "gpu;np2")
 endforeach()
 
-# ---- collectives: reductions ----
 # gpu_coll_reduce again with each algorithm forced (the default entry runs auto).
 if(TARGET xshmem_gpu_coll_reduce)
   foreach(algo direct rsag)
@@ -35,20 +29,17 @@ if(TARGET xshmem_gpu_coll_reduce)
       PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;np2" ENVIRONMENT "XSHMEM_COLL_REDUCE_ALGO=${algo}")
   endforeach()
 endif()
-# ---- end collectives: reductions ----
 
 # The user build of README "Writing kernels": examples/gpu_ring.cu compiled like a user would
 # (plain nvcc flags, no -rdc), run on 2 PEs.
-if(EXISTS ${PROJECT_SOURCE_DIR}/examples/gpu_ring.cu)
-  add_executable(xshmem_gpu_ring ${PROJECT_SOURCE_DIR}/examples/gpu_ring.cu)
-  target_link_libraries(xshmem_gpu_ring PRIVATE xshmem)
-  set_target_properties(xshmem_gpu_ring PROPERTIES
-    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin OUTPUT_NAME gpu_ring)
-  add_test(NAME gpu.example_ring.np2
-           COMMAND ${CMAKE_BINARY_DIR}/bin/xshmem-run -n 2 $<TARGET_FILE:xshmem_gpu_ring>)
-  set_tests_properties(gpu.example_ring.np2 PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
-    PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;np2")
-endif()
+add_executable(xshmem_gpu_ring ${PROJECT_SOURCE_DIR}/examples/gpu_ring.cu)
+target_link_libraries(xshmem_gpu_ring PRIVATE xshmem)
+set_target_properties(xshmem_gpu_ring PROPERTIES
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin OUTPUT_NAME gpu_ring)
+add_test(NAME gpu.example_ring.np2
+         COMMAND ${CMAKE_BINARY_DIR}/bin/xshmem-run -n 2 $<TARGET_FILE:xshmem_gpu_ring>)
+set_tests_properties(gpu.example_ring.np2 PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+  PROCESSORS 2 RUN_SERIAL TRUE LABELS "gpu;np2")
 
 # ERR-11 (device_error_propagation): a device-side mistake on PE 0 stops the whole job, although
 # PE 1 waits in a kernel; tests/conformance/death_check.sh checks how the job died (label
