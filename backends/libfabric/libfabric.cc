@@ -207,6 +207,7 @@ struct Ctx {
   bool delivery_complete = false, hmem = false, heap_ok = false, connected = false;
   xshmem_mem_kind_t heap_kind = XSHMEM_MEM_HOST;
   size_t max_msg = SIZE_MAX;
+  size_t inject = 0;  // tx_attr->inject_size: puts this small are copied by the provider at once
   char *heap_base = nullptr;
   size_t heap_size = 0;
   int heap_device = -1;
@@ -571,6 +572,10 @@ xshmem_status_t rma(Ctx *c, int channel, int pe, uint64_t off, char *local, size
   if (c->mr_local || c->hmem) desc = local_desc(c, local, n, ch->dom, &registered);
   const bool stage = c->mr_local && !registered;
   int group = 0, group_err = 0;
+  // A put the provider copies at once (FI_INJECT) may return before its completion, as nbi
+  // ones do: the source may be reused, and quiet (or fence) waits for the delivery.
+  const bool inject = is_put && !stage && n <= c->inject;
+  if (inject) nbi = true;
   // nbi: nothing waits for the pieces here (the channel's quiet does), unless staged.
   int *grp = nbi && !stage ? nullptr : &group, *grp_err = nbi && !stage ? nullptr : &group_err;
   size_t done = 0;
@@ -593,10 +598,26 @@ xshmem_status_t rma(Ctx *c, int channel, int pe, uint64_t off, char *local, size
     xshmem_status_t st = get_op(c, ch, pe, grp, grp_err, &op);
     if (st) return st;
     fid_ep *ep = ch->ep;
-    st = is_put ? post(c, ch, op, [&] { return fi_write(ep, buf, len, d, t.addr, t.raddr, t.key, op); },
+    if (inject) {
+      iovec iov{buf, len};
+      fi_rma_iov riov{t.raddr, len, t.key};
+      fi_msg_rma msg{};
+      msg.msg_iov = &iov;
+      msg.desc = &d;
+      msg.iov_count = 1;
+      msg.addr = t.addr;
+      msg.rma_iov = &riov;
+      msg.rma_iov_count = 1;
+      msg.context = op;
+      const uint64_t fl =
+          FI_INJECT | FI_COMPLETION | (c->delivery_complete ? FI_DELIVERY_COMPLETE : 0);
+      st = post(c, ch, op, [&] { return fi_writemsg(ep, &msg, fl); }, what);
+    } else {
+      st = is_put ? post(c, ch, op, [&] { return fi_write(ep, buf, len, d, t.addr, t.raddr, t.key, op); },
                        what)
                 : post(c, ch, op, [&] { return fi_read(ep, buf, len, d, t.addr, t.raddr, t.key, op); },
                        what);
+    }
     if (st) return st;
     if (is_put && !c->delivery_complete) ch->written[pe] = 1;
     if (stage) {
@@ -785,6 +806,9 @@ xshmem_status_t lf_put_signal(void *ctx, int channel, int pe, uint64_t off, cons
   if (st) return st;
   Channel *ch = channel_of(c, channel);
   std::lock_guard<std::mutex> g(ch->mu);
+  // The data (and any earlier operation to pe) delivered before the signal leaves.
+  st = wait_for(c, ch, [&] { return ch->pe_out[pe] == 0; }, "put_signal", pe);
+  if (st) return st;
   if (!c->delivery_complete) {
     st = flush_written(c, ch);
     if (st) return st;
@@ -1124,6 +1148,7 @@ xshmem_status_t setup(Ctx *c) {
   c->prov_key = mm & FI_MR_PROV_KEY;
   c->mr_endpoint = mm & FI_MR_ENDPOINT;
   c->max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
+  c->inject = info->tx_attr->inject_size;
   if (c->prov.rfind("verbs", 0) == 0 || c->prov.rfind("efa", 0) == 0 ||
       c->prov.rfind("cxi", 0) == 0) {
     c->bandwidth_mbps = 10000;
