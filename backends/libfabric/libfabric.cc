@@ -106,11 +106,11 @@ struct Channel;
 struct Op {
   fi_context2 fctx;  // first: providers in FI_CONTEXT/FI_CONTEXT2 mode use it
   uint32_t kind = kOp;
-  int pending = 0;          // completions still expected (RMA: 1, AM: send + reply)
-  int pe = -1;              // the target
-  int *group = nullptr;     // a blocking call's countdown, or NULL (nbi)
-  int *group_err = nullptr; // where the call learns of a failure
-  uint64_t value = 0;       // AM reply value
+  int pending = 0;           // completions still expected (RMA: 1, AM: send + reply)
+  int pe = -1;               // the target
+  int *group = nullptr;      // a blocking call's countdown, or NULL (nbi)
+  int *group_err = nullptr;  // where the call learns of a failure
+  uint64_t value = 0;        // AM reply value
   bool am = false;
   AmReq req;
   Op *next_free = nullptr;
@@ -160,7 +160,7 @@ struct Domain {
   fid_cq *scq = nullptr;
   std::unique_ptr<ServicePool> pool;
   SendBuf *free_sends = nullptr;
-  fid_mr *pool_mr = nullptr;  // the pool, when the provider asks for local registration
+  fid_mr *pool_mr = nullptr;      // the pool, when the provider asks for local registration
   std::vector<fi_addr_t> addr_s;  // [pe * kMaxDomains + d]: peer's service endpoint d
   std::vector<fi_addr_t> addr_e;  // [pe * nch + c]: peer's channel endpoint c
 };
@@ -182,9 +182,9 @@ struct Channel {
   fid_mr *pool_mr = nullptr, *bounce_mr = nullptr;
   std::vector<char> bounce;
   int outstanding = 0, am_inflight = 0;
-  std::vector<int> pe_out;      // [pe]: operations in flight to pe
-  std::vector<uint8_t> written; // [pe]: written since the last flush (no delivery complete)
-  int failed_pe = -1;           // a completion error seen, not yet reported
+  std::vector<int> pe_out;       // [pe]: operations in flight to pe
+  std::vector<uint8_t> written;  // [pe]: written since the last flush (no delivery complete)
+  int failed_pe = -1;            // a completion error seen, not yet reported
   std::string failed_why;
 };
 
@@ -350,17 +350,19 @@ int progress_channel(Ctx *c, Channel *ch) {
       } else if (kind == kReplyBuf) {
         ReplyBuf *b = static_cast<ReplyBuf *>(ent[i].op_context);
         Op *op = reinterpret_cast<Op *>(static_cast<uintptr_t>(b->rep.token));
-        if (b->rep.magic == kMagicRep && op >= ch->pool->ops && op < ch->pool->ops + kOpsPerChannel) {
+        if (b->rep.magic == kMagicRep && op >= ch->pool->ops &&
+            op < ch->pool->ops + kOpsPerChannel) {
           op->value = b->rep.value;
           bool bad = b->rep.status != XSHMEM_SUCCESS;
           if (bad && ch->failed_pe < 0) {
             ch->failed_pe = op->pe;
-            ch->failed_why = "the target refused the atomic (status " +
-                             std::to_string(b->rep.status) + ")";
+            ch->failed_why =
+                "the target refused the atomic (status " + std::to_string(b->rep.status) + ")";
           }
           op_finish(ch, op, bad);
         } else {
-          FLOG(XSHMEM_LOG_ERROR, "channel %d: a malformed atomic reply arrived; ignored", ch->index);
+          FLOG(XSHMEM_LOG_ERROR, "channel %d: a malformed atomic reply arrived; ignored",
+               ch->index);
         }
         repost_reply(c, ch, b);
       }
@@ -373,9 +375,10 @@ int progress_channel(Ctx *c, Channel *ch) {
     if (fi_cq_readerr(ch->cq, &e, 0) != 1) return 0;
     char pbuf[128] = "";
     const char *pstr = fi_cq_strerror(ch->cq, e.prov_errno, e.err_data, pbuf, sizeof pbuf);
-    uint32_t kind = e.op_context ? *reinterpret_cast<uint32_t *>(
-                                       static_cast<char *>(e.op_context) + sizeof(fi_context2))
-                                 : 0;
+    uint32_t kind =
+        e.op_context
+            ? *reinterpret_cast<uint32_t *>(static_cast<char *>(e.op_context) + sizeof(fi_context2))
+            : 0;
     if (kind == kOp) {
       Op *op = static_cast<Op *>(e.op_context);
       if (ch->failed_pe < 0) {
@@ -410,8 +413,10 @@ int stuck_pe(const Channel *ch, int hint) {
 // Reports a channel failure once (log line naming the peer) and returns its status.
 xshmem_status_t channel_failure(Ctx *c, Channel *ch, const char *what, int pe_hint) {
   int pe = ch->failed_pe >= 0 ? ch->failed_pe : pe_hint;
-  FLOG(XSHMEM_LOG_ERROR, "%s to pe %d failed on channel %d (provider %s): %s; pe %d died or closed "
-       "its endpoint", what, pe, ch->index, c->prov.c_str(), ch->failed_why.c_str(), pe);
+  FLOG(XSHMEM_LOG_ERROR,
+       "%s to pe %d failed on channel %d (provider %s): %s; pe %d died or closed "
+       "its endpoint",
+       what, pe, ch->index, c->prov.c_str(), ch->failed_why.c_str(), pe);
   set_async_error(c, XSHMEM_ERR_PEER_FAILED, "libfabric: %s to pe %d failed: %s", what, pe,
                   ch->failed_why.c_str());
   return XSHMEM_ERR_PEER_FAILED;
@@ -452,7 +457,8 @@ xshmem_status_t wait_for(Ctx *c, Channel *ch, Pred done, const char *what, int p
 // An operation context; waits for one to free up if all are in flight.
 xshmem_status_t get_op(Ctx *c, Channel *ch, int pe, int *group, int *group_err, Op **out) {
   if (!ch->free_ops) {
-    xshmem_status_t st = wait_for(c, ch, [&] { return ch->free_ops != nullptr; }, "operation", pe);
+    xshmem_status_t st = wait_for(
+        c, ch, [&] { return ch->free_ops != nullptr; }, "operation", pe);
     if (st) return st;
   }
   Op *op = ch->free_ops;
@@ -484,7 +490,8 @@ xshmem_status_t post(Ctx *c, Channel *ch, Op *op, Post fn, const char *what) {
       op_finish(ch, op, true);
       return XSHMEM_ERR_IO;
     }
-    if (progress_channel(c, ch) > 0) deadline = Clock::now() + std::chrono::milliseconds(c->timeout_ms);
+    if (progress_channel(c, ch) > 0)
+      deadline = Clock::now() + std::chrono::milliseconds(c->timeout_ms);
     if (ch->failed_pe != -1) return channel_failure(c, ch, what, op->pe);
     if (Clock::now() > deadline) {
       FLOG(XSHMEM_LOG_ERROR,
@@ -611,32 +618,38 @@ xshmem_status_t rma(Ctx *c, int channel, int pe, uint64_t off, char *local, size
       msg.context = op;
       const uint64_t fl =
           FI_INJECT | FI_COMPLETION | (c->delivery_complete ? FI_DELIVERY_COMPLETE : 0);
-      st = post(c, ch, op, [&] { return fi_writemsg(ep, &msg, fl); }, what);
+      st = post(
+          c, ch, op, [&] { return fi_writemsg(ep, &msg, fl); }, what);
     } else {
-      st = is_put ? post(c, ch, op, [&] { return fi_write(ep, buf, len, d, t.addr, t.raddr, t.key, op); },
-                       what)
-                : post(c, ch, op, [&] { return fi_read(ep, buf, len, d, t.addr, t.raddr, t.key, op); },
-                       what);
+      st = is_put ? post(
+                        c, ch, op,
+                        [&] { return fi_write(ep, buf, len, d, t.addr, t.raddr, t.key, op); }, what)
+                  : post(
+                        c, ch, op,
+                        [&] { return fi_read(ep, buf, len, d, t.addr, t.raddr, t.key, op); }, what);
     }
     if (st) return st;
     if (is_put && !c->delivery_complete) ch->written[pe] = 1;
     if (stage) {
-      st = wait_for(c, ch, [&] { return group == 0; }, what, pe);
+      st = wait_for(
+          c, ch, [&] { return group == 0; }, what, pe);
       if (st) return st;
       if (!is_put) memcpy(local + done, buf, len);
     }
     done += len;
   }
   if (!grp) return XSHMEM_SUCCESS;
-  xshmem_status_t st = wait_for(c, ch, [&] { return group == 0; }, what, pe);
+  xshmem_status_t st = wait_for(
+      c, ch, [&] { return group == 0; }, what, pe);
   if (st == XSHMEM_SUCCESS && group_err) return channel_failure(c, ch, what, pe);
   return st;
 }
 
 xshmem_status_t lf_put(void *ctx, int channel, int pe, uint64_t off, const void *src, size_t n,
                        uint32_t flags) {
-  return rma(static_cast<Ctx *>(ctx), channel, pe, off, const_cast<char *>(static_cast<const char *>(src)),
-             n, true, flags & XSHMEM_DATA_NBI, "put");
+  return rma(static_cast<Ctx *>(ctx), channel, pe, off,
+             const_cast<char *>(static_cast<const char *>(src)), n, true, flags & XSHMEM_DATA_NBI,
+             "put");
 }
 
 xshmem_status_t lf_get(void *ctx, int channel, int pe, void *dst, uint64_t off, size_t n,
@@ -662,18 +675,20 @@ xshmem_status_t flush_written(Ctx *c, Channel *ch) {
     if (st) return st;
     void *d = ch->bounce_mr ? fi_mr_desc(ch->bounce_mr) : nullptr;
     void *buf = ch->bounce_mr ? static_cast<void *>(ch->bounce.data()) : &sink;
-    st = post(c, ch, op, [&] { return fi_read(ch->ep, buf, 1, d, t.addr, t.raddr, t.key, op); },
-              "quiet");
+    st = post(
+        c, ch, op, [&] { return fi_read(ch->ep, buf, 1, d, t.addr, t.raddr, t.key, op); }, "quiet");
     if (st) return st;
   }
-  return wait_for(c, ch, [&] { return group == 0; }, "quiet", -1);
+  return wait_for(
+      c, ch, [&] { return group == 0; }, "quiet", -1);
 }
 
 xshmem_status_t lf_quiet(void *ctx, int channel) {
   Ctx *c = static_cast<Ctx *>(ctx);
   Channel *ch = channel_of(c, channel);
   std::lock_guard<std::mutex> g(ch->mu);
-  xshmem_status_t st = wait_for(c, ch, [&] { return ch->outstanding == 0; }, "quiet", -1);
+  xshmem_status_t st = wait_for(
+      c, ch, [&] { return ch->outstanding == 0; }, "quiet", -1);
   if (st) return st;
   return flush_written(c, ch);
 }
@@ -684,7 +699,8 @@ xshmem_status_t lf_fence(void *ctx, int channel) {
   return lf_quiet(ctx, channel);
 }
 
-// ---- atomics: active messages to the target's progress thread -------------------------------------
+// ---- atomics: active messages to the target's progress thread
+// -------------------------------------
 
 bool fetching(xshmem_amo_op_t op) {
   switch (op) {
@@ -732,7 +748,8 @@ T apply_one(T *p, xshmem_amo_op_t op, T v, T cmp, bool *ok) {
 // Executes one request on this PE's heap (the progress thread). Floating-point types take only
 // FETCH, SET and SWAP, which act on the bits.
 xshmem_status_t apply_amo(Ctx *c, const AmReq &q, uint64_t *out) {
-  const bool wide = q.type == XSHMEM_AMO_U64 || q.type == XSHMEM_AMO_I64 || q.type == XSHMEM_AMO_F64;
+  const bool wide =
+      q.type == XSHMEM_AMO_U64 || q.type == XSHMEM_AMO_I64 || q.type == XSHMEM_AMO_F64;
   const size_t w = wide ? 8 : 4;
   if (q.type > XSHMEM_AMO_F64 || q.op > XSHMEM_AMO_FETCH_XOR) return XSHMEM_ERR_INVALID;
   if ((q.type == XSHMEM_AMO_F32 || q.type == XSHMEM_AMO_F64) && q.op != XSHMEM_AMO_FETCH &&
@@ -757,8 +774,8 @@ xshmem_status_t amo_locked(Ctx *c, Channel *ch, int pe, uint64_t off, xshmem_amo
                            uint64_t *fetched, bool nbi, const char *what) {
   if (pe < 0 || pe >= c->n_pes) return XSHMEM_ERR_INVALID;
   if (ch->am_inflight >= kRepliesPerChannel) {
-    xshmem_status_t st =
-        wait_for(c, ch, [&] { return ch->am_inflight < kRepliesPerChannel; }, what, pe);
+    xshmem_status_t st = wait_for(
+        c, ch, [&] { return ch->am_inflight < kRepliesPerChannel; }, what, pe);
     if (st) return st;
   }
   const bool wait = !nbi || fetching(op);
@@ -769,15 +786,23 @@ xshmem_status_t amo_locked(Ctx *c, Channel *ch, int pe, uint64_t off, xshmem_amo
   o->am = true;
   o->pending = 2;  // the send's completion and the reply
   ++ch->am_inflight;
-  o->req = AmReq{kMagicReq,        static_cast<uint16_t>(op), static_cast<uint16_t>(type),
-                 uint32_t(c->my_pe), uint32_t(ch->index),      off,
-                 operand,          compare,                   reinterpret_cast<uintptr_t>(o)};
+  o->req = AmReq{kMagicReq,
+                 static_cast<uint16_t>(op),
+                 static_cast<uint16_t>(type),
+                 uint32_t(c->my_pe),
+                 uint32_t(ch->index),
+                 off,
+                 operand,
+                 compare,
+                 reinterpret_cast<uintptr_t>(o)};
   fi_addr_t dest = c->doms[ch->dom]->addr_s[size_t(pe) * kMaxDomains + ch->index % c->peer_nd[pe]];
   void *desc = ch->pool_mr ? fi_mr_desc(ch->pool_mr) : nullptr;
-  st = post(c, ch, o, [&] { return fi_send(ch->ep, &o->req, sizeof o->req, desc, dest, o); }, what);
+  st = post(
+      c, ch, o, [&] { return fi_send(ch->ep, &o->req, sizeof o->req, desc, dest, o); }, what);
   if (st) return st;
   if (!wait) return XSHMEM_SUCCESS;
-  st = wait_for(c, ch, [&] { return group == 0; }, what, pe);
+  st = wait_for(
+      c, ch, [&] { return group == 0; }, what, pe);
   if (st) return st;
   if (group_err) return channel_failure(c, ch, what, pe);
   if (fetched) *fetched = o->value;  // o is back in the free list but not reused yet (mutex held)
@@ -807,7 +832,8 @@ xshmem_status_t lf_put_signal(void *ctx, int channel, int pe, uint64_t off, cons
   Channel *ch = channel_of(c, channel);
   std::lock_guard<std::mutex> g(ch->mu);
   // The data (and any earlier operation to pe) delivered before the signal leaves.
-  st = wait_for(c, ch, [&] { return ch->pe_out[pe] == 0; }, "put_signal", pe);
+  st = wait_for(
+      c, ch, [&] { return ch->pe_out[pe] == 0; }, "put_signal", pe);
   if (st) return st;
   if (!c->delivery_complete) {
     st = flush_written(c, ch);
@@ -822,8 +848,8 @@ xshmem_status_t lf_progress(void *) {
   return XSHMEM_SUCCESS;  // the progress thread serves the target side; channels progress in waits
 }
 
-xshmem_status_t reg_one(Ctx *c, int d, void *addr, size_t n, xshmem_mem_kind_t kind, uint64_t access,
-                        uint64_t key, fid_mr **mr) {
+xshmem_status_t reg_one(Ctx *c, int d, void *addr, size_t n, xshmem_mem_kind_t kind,
+                        uint64_t access, uint64_t key, fid_mr **mr) {
   fi_mr_attr attr{};
   iovec iov{addr, n};
   attr.mr_iov = &iov;
@@ -906,7 +932,8 @@ xshmem_status_t lf_error_query(void *ctx, char *buf, size_t len) {
   return c->async_st;
 }
 
-// ---- the progress thread: the target side ---------------------------------------------------------
+// ---- the progress thread: the target side
+// ---------------------------------------------------------
 
 void post_req(Domain *d, ReqBuf *b) {
   void *desc = d->pool_mr ? fi_mr_desc(d->pool_mr) : nullptr;
@@ -914,7 +941,8 @@ void post_req(Domain *d, ReqBuf *b) {
   while ((r = static_cast<int>(fi_recv(d->sep, &b->req, sizeof b->req, desc, FI_ADDR_UNSPEC, b))) ==
          -FI_EAGAIN)
     (void)fi_cq_read(d->scq, nullptr, 0);
-  if (r) FLOG(XSHMEM_LOG_ERROR, "cannot post a request buffer on the service endpoint: %s", fi_err(r));
+  if (r)
+    FLOG(XSHMEM_LOG_ERROR, "cannot post a request buffer on the service endpoint: %s", fi_err(r));
 }
 
 // Handles the service endpoint's completions; returns how many there were.
@@ -935,7 +963,8 @@ int serve(Ctx *c, Domain *d) {
       ReqBuf *b = static_cast<ReqBuf *>(ent[i].op_context);
       AmReq q = b->req;
       post_req(d, b);
-      if (q.magic != kMagicReq || q.src_pe >= uint32_t(c->n_pes) || q.src_chan >= uint32_t(c->nch)) {
+      if (q.magic != kMagicReq || q.src_pe >= uint32_t(c->n_pes) ||
+          q.src_chan >= uint32_t(c->nch)) {
         FLOG(XSHMEM_LOG_ERROR, "a malformed request arrived on the service endpoint; ignored");
         continue;
       }
@@ -967,8 +996,8 @@ int serve(Ctx *c, Domain *d) {
   if (n == -FI_EAVAIL) {
     fi_cq_err_entry e{};
     if (fi_cq_readerr(d->scq, &e, 0) == 1 && e.op_context) {
-      uint32_t kind = *reinterpret_cast<uint32_t *>(static_cast<char *>(e.op_context) +
-                                                    sizeof(fi_context2));
+      uint32_t kind =
+          *reinterpret_cast<uint32_t *>(static_cast<char *>(e.op_context) + sizeof(fi_context2));
       if (kind == kSendBuf) {
         SendBuf *s = static_cast<SendBuf *>(e.op_context);
         s->next_free = d->free_sends;
@@ -1002,7 +1031,8 @@ void progress_main(Ctx *c) {
   }
 }
 
-// ---- lifecycle --------------------------------------------------------------------------------------
+// ---- lifecycle
+// --------------------------------------------------------------------------------------
 
 xshmem_status_t lf_load(const xshmem_core_services_v1_t *svc) {
   g_svc = svc;
@@ -1067,7 +1097,8 @@ xshmem_status_t open_ep(Ctx *c, Domain *d, fi_info *info, fid_ep **ep, fid_cq **
   if (!r) r = fi_ep_bind(*ep, &(*cq)->fid, FI_TRANSMIT | FI_RECV);
   if (!r) r = fi_enable(*ep);
   if (r) {
-    FLOG(XSHMEM_LOG_ERROR, "opening an endpoint on provider %s failed: %s", c->prov.c_str(), fi_err(r));
+    FLOG(XSHMEM_LOG_ERROR, "opening an endpoint on provider %s failed: %s", c->prov.c_str(),
+         fi_err(r));
     return XSHMEM_ERR_IO;
   }
   return XSHMEM_SUCCESS;
@@ -1260,7 +1291,8 @@ xshmem_status_t setup(Ctx *c) {
         r = fi_av_insert(d->av, pn + k * kMaxAddr, 1, &d->addr_s[size_t(pe) * kMaxDomains + k], 0,
                          nullptr);
         if (r != 1) {
-          FLOG(XSHMEM_LOG_ERROR, "fi_av_insert of pe %d's service endpoint %d failed (%d)", pe, k, r);
+          FLOG(XSHMEM_LOG_ERROR, "fi_av_insert of pe %d's service endpoint %d failed (%d)", pe, k,
+               r);
           return XSHMEM_ERR_IO;
         }
       }
@@ -1268,7 +1300,8 @@ xshmem_status_t setup(Ctx *c) {
         r = fi_av_insert(d->av, pn + (kMaxDomains + i) * kMaxAddr, 1,
                          &d->addr_e[size_t(pe) * c->nch + i], 0, nullptr);
         if (r != 1) {
-          FLOG(XSHMEM_LOG_ERROR, "fi_av_insert of pe %d's channel endpoint %d failed (%d)", pe, i, r);
+          FLOG(XSHMEM_LOG_ERROR, "fi_av_insert of pe %d's channel endpoint %d failed (%d)", pe, i,
+               r);
           return XSHMEM_ERR_IO;
         }
       }
@@ -1420,7 +1453,9 @@ xshmem_status_t lf_can_reach(void *ctx, int pe, xshmem_peer_info_v1_t *info) {
   info->lsa_base = nullptr;
   const bool same = job->host_id && job->host_id[pe] == job->host_id[c->my_pe];
   fill_reason(info, "%s, through provider %s (domain %s)",
-              pe == c->my_pe ? "this pe, looped back" : same ? "same host" : "another host",
+              pe == c->my_pe ? "this pe, looped back"
+              : same         ? "same host"
+                             : "another host",
               c->prov.c_str(), c->dom_names.c_str());
   return XSHMEM_SUCCESS;
 }
@@ -1481,7 +1516,7 @@ xshmem_status_t lf_predict(const xshmem_plan_pe_v1_t *self, const xshmem_plan_pe
   info->lsa_base = nullptr;
   const bool gpu = self->heap == XSHMEM_MEM_DEVICE || peer->heap == XSHMEM_MEM_DEVICE;
   fill_reason(info, "%s%s%s, through a libfabric provider%s",
-              self->pe == peer->pe               ? "this pe, looped back"
+              self->pe == peer->pe             ? "this pe, looped back"
               : self->host_id == peer->host_id ? "same host"
                                                : "another host",
               self->nic ? " via " : "", self->nic ? self->nic : "",

@@ -45,12 +45,12 @@ int main(int argc, char **argv) {
   const uint64_t want = 1000u * (uint64_t)me + (uint64_t)n * (uint64_t)iters * 6u;
   int bad = 0;
   if (w[1] != want) {
-    fprintf(stderr, "lf_amo_mixed: pe %d: counter is %llu, expected %llu (lost %lld updates)\n",
-            me, (unsigned long long)w[1], (unsigned long long)want,
-            (long long)(want - w[1]));
+    fprintf(stderr, "lf_amo_mixed: pe %d: counter is %llu, expected %llu (lost %lld updates)\n", me,
+            (unsigned long long)w[1], (unsigned long long)want, (long long)(want - w[1]));
     bad = 1;
   }
-  if (w[0] != 0xa5a5000000000000ull + (uint64_t)me || w[2] != 0x5a5a000000000000ull + (uint64_t)me) {
+  if (w[0] != 0xa5a5000000000000ull + (uint64_t)me ||
+      w[2] != 0x5a5a000000000000ull + (uint64_t)me) {
     fprintf(stderr, "lf_amo_mixed: pe %d: guard words changed (%llx, %llx)\n", me,
             (unsigned long long)w[0], (unsigned long long)w[2]);
     bad = 1;

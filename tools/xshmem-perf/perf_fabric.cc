@@ -91,7 +91,8 @@ bool raw_open(Raw &r, void *buf, size_t len) {
   if ((rc = fi_cq_open(r.domain, &cqa, &r.cq, nullptr))) return fail(r, "fi_cq_open", rc);
   if ((rc = fi_endpoint(r.domain, r.info, &r.ep, nullptr))) return fail(r, "fi_endpoint", rc);
   if ((rc = fi_ep_bind(r.ep, &r.av->fid, 0))) return fail(r, "fi_ep_bind av", rc);
-  if ((rc = fi_ep_bind(r.ep, &r.cq->fid, FI_TRANSMIT | FI_RECV))) return fail(r, "fi_ep_bind cq", rc);
+  if ((rc = fi_ep_bind(r.ep, &r.cq->fid, FI_TRANSMIT | FI_RECV)))
+    return fail(r, "fi_ep_bind cq", rc);
   if ((rc = fi_enable(r.ep))) return fail(r, "fi_enable", rc);
   if ((rc = fi_mr_reg(r.domain, buf, len, FI_WRITE | FI_REMOTE_WRITE, 0, 7, 0, &r.mr, nullptr)))
     return fail(r, "fi_mr_reg", rc);
@@ -222,8 +223,7 @@ void fi_write_vs_put(Context &ctx) {
         for (uint64_t i = 0; i < n; ++i) xshmem_putmem(dst, src.data(), size, kReceiver);
         const double tp = seconds_since(t0);
         t0 = Clock::now();
-        for (uint64_t i = 0; i < n && data_ok; ++i)
-          data_ok = raw_write(r, src.data(), size, desc);
+        for (uint64_t i = 0; i < n && data_ok; ++i) data_ok = raw_write(r, src.data(), size, desc);
         const double tr = seconds_since(t0);
         put.push_back(static_cast<double>(size) * n / tp / 1e9);
         row.raw.push_back(static_cast<double>(size) * n / tr / 1e9);
