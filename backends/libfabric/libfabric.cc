@@ -205,6 +205,7 @@ struct Ctx {
   std::string prov, dom_names;
   bool mr_local = false, virt_addr = false, prov_key = false, mr_endpoint = false;
   bool delivery_complete = false, hmem = false, heap_ok = false, connected = false;
+  bool dormant = false;  // a one-host job that did not ask for libfabric: nothing opened
   xshmem_mem_kind_t heap_kind = XSHMEM_MEM_HOST;
   size_t max_msg = SIZE_MAX;
   size_t inject = 0;  // tx_attr->inject_size: puts this small are copied by the provider at once
@@ -1320,12 +1321,47 @@ xshmem_status_t setup(Ctx *c) {
   return XSHMEM_SUCCESS;
 }
 
+// Whether this PE's settings name libfabric: XSHMEM_TRANSPORTS (not as an exclusion),
+// XSHMEM_PAIR_TRANSPORTS or XSHMEM_REMOTE_TRANSPORT.
+bool named_by_user() {
+  const std::string allowed = g_svc->config_get_string("XSHMEM_TRANSPORTS");
+  if (!allowed.empty() && allowed[0] != '^') {
+    for (const std::string &w : split_list(allowed))
+      if (w == kName) return true;
+  }
+  if (std::string(g_svc->config_get_string("XSHMEM_PAIR_TRANSPORTS")).find(kName) !=
+      std::string::npos)
+    return true;
+  return std::string(g_svc->config_get_string("XSHMEM_REMOTE_TRANSPORT")) == kName;
+}
+
 xshmem_status_t lf_init(void **ctx) {
   const xshmem_job_info_v1_t *job = g_svc->job_info();
   Ctx *c = new (std::nothrow) Ctx();
   if (!c) return XSHMEM_ERR_NOMEM;
   c->my_pe = job->my_pe;
   c->n_pes = job->n_pes;
+  // On one host, hostshm and nvlink serve every pair at a lower cost: open nothing (no endpoint,
+  // no interface, no progress thread) unless some PE's settings name libfabric. Decided together
+  // (one small allgather) so every PE makes the same collective calls afterwards.
+  bool one_host = true;
+  for (int pe = 0; job->host_id && pe < c->n_pes; ++pe)
+    one_host = one_host && job->host_id[pe] == job->host_id[c->my_pe];
+  int want = !one_host || named_by_user() ? 1 : 0;
+  std::vector<int> wants(c->n_pes);
+  xshmem_status_t ast = g_svc->allgather(&want, wants.data(), sizeof(int));
+  if (ast) {
+    delete c;
+    return ast;
+  }
+  if (std::find(wants.begin(), wants.end(), 1) == wants.end()) {
+    c->dormant = true;
+    FLOG(XSHMEM_LOG_DEBUG,
+         "one-host job that names libfabric nowhere: not started (XSHMEM_TRANSPORTS=libfabric "
+         "uses it here)");
+    *ctx = c;
+    return XSHMEM_SUCCESS;
+  }
   c->heap_kind = XSHMEM_JOB_INFO_HAS(job, heap_kind) ? job->heap_kind : XSHMEM_MEM_HOST;
   c->timeout_ms = g_svc->config_get_int("XSHMEM_LIBFABRIC_TIMEOUT");
   if (c->timeout_ms <= 0) c->timeout_ms = 5000;
@@ -1393,6 +1429,7 @@ xshmem_status_t add_chunk(Ctx *c, size_t offset, size_t size, xshmem_mem_kind_t 
 
 xshmem_status_t lf_heap_register(void *ctx, const xshmem_mem_region_v1_t *heap) {
   Ctx *c = static_cast<Ctx *>(ctx);
+  if (c->dormant) return XSHMEM_SUCCESS;
   c->heap_base = static_cast<char *>(heap->base);
   c->heap_size = heap->size;
   c->heap_kind = heap->kind;
@@ -1424,7 +1461,7 @@ xshmem_status_t lf_heap_register(void *ctx, const xshmem_mem_region_v1_t *heap) 
 
 xshmem_status_t lf_heap_grow(void *ctx, const xshmem_mem_chunk_v1_t *chunk) {
   Ctx *c = static_cast<Ctx *>(ctx);
-  if (c->heap_kind == XSHMEM_MEM_HOST) return XSHMEM_SUCCESS;
+  if (c->dormant || c->heap_kind == XSHMEM_MEM_HOST) return XSHMEM_SUCCESS;
   return add_chunk(c, chunk->offset, chunk->size, XSHMEM_MEM_DEVICE);
 }
 
@@ -1441,6 +1478,12 @@ void fill_reason(xshmem_peer_info_v1_t *info, const char *fmt, ...) {
 xshmem_status_t lf_can_reach(void *ctx, int pe, xshmem_peer_info_v1_t *info) {
   Ctx *c = static_cast<Ctx *>(ctx);
   if (pe < 0 || pe >= c->n_pes) return XSHMEM_ERR_UNREACHABLE;
+  if (c->dormant) {
+    fill_reason(info,
+                "not started: a one-host job that names libfabric nowhere (name it in "
+                "XSHMEM_TRANSPORTS to use it on one host)");
+    return XSHMEM_ERR_UNREACHABLE;
+  }
   if (!c->heap_ok) {
     fill_reason(info, "the heap is not registered with provider %s", c->prov.c_str());
     return XSHMEM_ERR_UNREACHABLE;
@@ -1478,6 +1521,7 @@ xshmem_status_t lf_connect(void *ctx, const uint8_t *selected, xshmem_peer_info_
 
 xshmem_status_t lf_heap_deregister(void *ctx) {
   Ctx *c = static_cast<Ctx *>(ctx);
+  if (c->dormant) return XSHMEM_SUCCESS;
   // After connect (collective, like this call from then on): complete this PE's operations, then
   // wait for every PE to have done so, so that no peer still waits for a reply from this one.
   if (c->connected) {
