@@ -209,6 +209,7 @@ struct Ctx {
   xshmem_mem_kind_t heap_kind = XSHMEM_MEM_HOST;
   size_t max_msg = SIZE_MAX;
   size_t inject = 0;  // tx_attr->inject_size: puts this small are copied by the provider at once
+  bool raw_order = false;  // reads after writes to one target are ordered (FI_ORDER_RAW)
   char *heap_base = nullptr;
   size_t heap_size = 0;
   int heap_device = -1;
@@ -446,12 +447,9 @@ xshmem_status_t wait_for(Ctx *c, Channel *ch, Pred done, const char *what, int p
       set_async_error(c, XSHMEM_ERR_TIMEOUT, "libfabric: %s to pe %d timed out", what, pe);
       return XSHMEM_ERR_TIMEOUT;
     }
-    // Waits are short on an idle machine; on a loaded one (CI: many PEs on 2 cores) a thread
-    // that keeps yielding still competes for the cores, a napping one does not.
-    if (idle > 1024)
-      std::this_thread::sleep_for(std::chrono::microseconds(10));
-    else
-      sched_yield();
+    // Like the core's waits: spin briefly, then yield (the peer's progress thread may need this
+    // core).
+    sched_yield();
   }
 }
 
@@ -477,6 +475,10 @@ xshmem_status_t get_op(Ctx *c, Channel *ch, int pe, int *group, int *group_err, 
   return XSHMEM_SUCCESS;
 }
 
+// Posts an operation that has no context (fi_inject_write), retrying on EAGAIN.
+template <typename Post>
+xshmem_status_t post_plain(Ctx *c, Channel *ch, int pe, Post fn, const char *what);
+
 // Posts with retries on EAGAIN (progressing the channel meanwhile).
 template <typename Post>
 xshmem_status_t post(Ctx *c, Channel *ch, Op *op, Post fn, const char *what) {
@@ -500,6 +502,31 @@ xshmem_status_t post(Ctx *c, Channel *ch, Op *op, Post fn, const char *what) {
            "(XSHMEM_LIBFABRIC_TIMEOUT); pe %d died or stalls",
            what, op->pe, static_cast<long long>(c->timeout_ms), ch->index, op->pe);
       set_async_error(c, XSHMEM_ERR_TIMEOUT, "libfabric: %s to pe %d timed out", what, op->pe);
+      return XSHMEM_ERR_TIMEOUT;
+    }
+  }
+}
+
+template <typename Post>
+xshmem_status_t post_plain(Ctx *c, Channel *ch, int pe, Post fn, const char *what) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(c->timeout_ms);
+  for (;;) {
+    int r = static_cast<int>(fn());
+    if (r == 0) return XSHMEM_SUCCESS;
+    if (r != -FI_EAGAIN) {
+      FLOG(XSHMEM_LOG_ERROR, "%s to pe %d: posting failed on channel %d: %s", what, pe, ch->index,
+           fi_err(r));
+      return XSHMEM_ERR_IO;
+    }
+    if (progress_channel(c, ch) > 0)
+      deadline = Clock::now() + std::chrono::milliseconds(c->timeout_ms);
+    if (ch->failed_pe != -1) return channel_failure(c, ch, what, pe);
+    if (Clock::now() > deadline) {
+      FLOG(XSHMEM_LOG_ERROR,
+           "%s to pe %d: the send queue stayed full for %lld ms on channel %d "
+           "(XSHMEM_LIBFABRIC_TIMEOUT); pe %d died or stalls",
+           what, pe, static_cast<long long>(c->timeout_ms), ch->index, pe);
+      set_async_error(c, XSHMEM_ERR_TIMEOUT, "libfabric: %s to pe %d timed out", what, pe);
       return XSHMEM_ERR_TIMEOUT;
     }
   }
@@ -606,7 +633,17 @@ xshmem_status_t rma(Ctx *c, int channel, int pe, uint64_t off, char *local, size
     xshmem_status_t st = get_op(c, ch, pe, grp, grp_err, &op);
     if (st) return st;
     fid_ep *ep = ch->ep;
-    if (inject) {
+    if (inject && c->raw_order) {
+      // No completion at all (fi_inject_write): quiet and fence read one byte back from every
+      // peer written since (flush_written), which the provider orders after these writes.
+      ch->written[pe] = 1;
+      --ch->outstanding;
+      --ch->pe_out[pe];
+      op->next_free = ch->free_ops;
+      ch->free_ops = op;
+      st = post_plain(
+          c, ch, pe, [&] { return fi_inject_write(ep, buf, len, t.addr, t.raddr, t.key); }, what);
+    } else if (inject) {
       iovec iov{buf, len};
       fi_rma_iov riov{t.raddr, len, t.key};
       fi_msg_rma msg{};
@@ -659,11 +696,10 @@ xshmem_status_t lf_get(void *ctx, int channel, int pe, void *dst, uint64_t off, 
              flags & XSHMEM_DATA_NBI, "get");
 }
 
-// Without delivery complete, a write's completion says only that the data left: read one byte
-// back from every peer written since the last flush (RMA reads are ordered after writes on the
-// providers that lack delivery complete: verbs RC).
+// Reads one byte back from every peer written since the last flush: the puts injected without a
+// completion (providers with FI_ORDER_RAW) and, without delivery complete, every put (a write's
+// completion then says only that the data left). The read is ordered after those writes.
 xshmem_status_t flush_written(Ctx *c, Channel *ch) {
-  if (c->delivery_complete) return XSHMEM_SUCCESS;
   static thread_local uint64_t sink;
   int group = 0, group_err = 0;
   for (int pe = 0; pe < c->n_pes; ++pe) {
@@ -836,10 +872,8 @@ xshmem_status_t lf_put_signal(void *ctx, int channel, int pe, uint64_t off, cons
   st = wait_for(
       c, ch, [&] { return ch->pe_out[pe] == 0; }, "put_signal", pe);
   if (st) return st;
-  if (!c->delivery_complete) {
-    st = flush_written(c, ch);
-    if (st) return st;
-  }
+  st = flush_written(c, ch);  // injected puts, and every put without delivery complete
+  if (st) return st;
   const xshmem_amo_op_t op = sig_op == 1 ? XSHMEM_AMO_ADD : XSHMEM_AMO_SET;
   return amo_locked(c, ch, pe, sig_off, op, XSHMEM_AMO_U64, signal, 0, nullptr,
                     flags & XSHMEM_DATA_NBI, "put_signal");
@@ -1181,6 +1215,7 @@ xshmem_status_t setup(Ctx *c) {
   c->mr_endpoint = mm & FI_MR_ENDPOINT;
   c->max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
   c->inject = info->tx_attr->inject_size;
+  c->raw_order = (info->tx_attr->msg_order & FI_ORDER_RAW) != 0;
   if (c->prov.rfind("verbs", 0) == 0 || c->prov.rfind("efa", 0) == 0 ||
       c->prov.rfind("cxi", 0) == 0) {
     c->bandwidth_mbps = 10000;
