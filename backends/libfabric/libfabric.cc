@@ -815,7 +815,12 @@ xshmem_status_t amo_locked(Ctx *c, Channel *ch, int pe, uint64_t off, xshmem_amo
         c, ch, [&] { return ch->am_inflight < kRepliesPerChannel; }, what, pe);
     if (st) return st;
   }
-  const bool wait = !nbi || fetching(op);
+  // A non-fetching atomic has no local buffer: it returns once posted (as the ABI allows) and
+  // completes, like nbi operations, by the channel's quiet or fence. Active messages of one
+  // channel reach the target's progress thread in order (one endpoint pair), so a later fetch
+  // from this channel sees it.
+  (void)nbi;
+  const bool wait = fetching(op);
   int group = 0, group_err = 0;
   Op *o;
   xshmem_status_t st = get_op(c, ch, pe, wait ? &group : nullptr, wait ? &group_err : nullptr, &o);
