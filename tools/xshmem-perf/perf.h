@@ -40,6 +40,7 @@ struct Sample {
   unsigned reps = 0;
   bool verified = true;  // the data moved by the last transfer was checked at the receiver
   std::string note;
+  std::string transport;       // what the metric ran on (Context::transport when recorded)
   std::vector<double> values;  // the per-repetition values, in order
 };
 
@@ -50,6 +51,9 @@ class Context {
   const Options &opt;
   const int me;
   const int npes;
+  // The transport PE 0 reaches PE 1 with; record() stamps it on each sample (a metric that runs
+  // on something else, a raw libfabric endpoint or a local memcpy, sets it around its records).
+  std::string transport;
 
   // Sizes of the bandwidth sweeps, from opt.
   std::vector<size_t> sizes() const;
@@ -91,6 +95,11 @@ struct MetricDef {
 
 // The host-API metrics (perf_host.cc), in the order they run.
 std::vector<MetricDef> host_metrics();
+
+#ifdef XSHMEM_PERF_LIBFABRIC
+// Raw libfabric next to the proxy path (perf_fabric.cc, builds with libfabric only).
+std::vector<MetricDef> fabric_metrics();
+#endif
 
 #ifdef XSHMEM_PERF_DEVICE
 // The device-kernel metrics (perf_device.cu, CUDA builds only), in the order they run. They

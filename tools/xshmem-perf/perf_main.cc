@@ -47,6 +47,9 @@ bool speaks_for_job() {
 std::vector<MetricDef> all_metrics() {
   std::vector<MetricDef> out;
   for (const MetricDef &m : host_metrics()) out.push_back(m);
+#ifdef XSHMEM_PERF_LIBFABRIC
+  for (const MetricDef &m : fabric_metrics()) out.push_back(m);
+#endif
 #ifdef XSHMEM_PERF_DEVICE
   for (const MetricDef &m : device_metrics()) out.push_back(m);
 #endif
@@ -57,6 +60,11 @@ std::vector<MetricDef> all_metrics() {
 const std::map<std::string, std::vector<std::string>> kDerivedNeeds = {
     {"put_vs_memcpy", {"put_bw"}},
     {"memcpy_bw", {"put_bw"}},
+    {"fi_write_bw", {"fi_write_vs_put"}},
+    {"put_vs_fi_write", {"fi_write_vs_put"}},
+    {"put_lat_8B", {"fi_write_vs_put"}},
+    {"fi_write_lat_8B", {"fi_write_vs_put"}},
+    {"put_added_lat_8B", {"fi_write_vs_put"}},
     {"dev.put_bw_sweep", {"dev.put_bw"}},
     {"dev.put_bw_best", {"dev.put_bw"}},
     {"dev.put_bw_unaligned_1GiB", {"dev.put_bw"}},
@@ -114,8 +122,11 @@ void print_table(const Context &ctx, const std::string &header,
   size_t wname = 6;
   for (const Sample &s : samples) wname = std::max(wname, s.metric.size());
   std::printf("%s\n", header.c_str());
-  std::printf("%-*s %9s %12s %12s %12s  %-5s %12s  %s\n", static_cast<int>(wname), "metric", "size",
-              "median", "min", "max", "unit", "iters x reps", "check");
+  size_t wtr = 9;
+  for (const Sample &s : samples) wtr = std::max(wtr, s.transport.size());
+  std::printf("%-*s %9s %12s %12s %12s  %-5s %12s  %-*s  %s\n", static_cast<int>(wname), "metric",
+              "size", "median", "min", "max", "unit", "iters x reps", static_cast<int>(wtr),
+              "transport", "check");
   std::map<std::string, int> rows;
   for (const Sample &s : samples) ++rows[s.metric];
   std::string prev;
@@ -129,11 +140,11 @@ void print_table(const Context &ctx, const std::string &header,
     const std::string iters =
         s.iters == 0 ? "-" : std::to_string(s.iters) + "x" + std::to_string(s.reps);
     // "x" is two bytes but one column: widen by one so the columns line up.
-    std::printf("%-*s %9s %12s %12s %12s  %-5s %12s  %s\n", static_cast<int>(wname),
+    std::printf("%-*s %9s %12s %12s %12s  %-5s %12s  %-*s  %s\n", static_cast<int>(wname),
                 s.metric.c_str(), size.c_str(), format_value(s.median).c_str(),
                 single ? "-" : format_value(s.min).c_str(),
                 single ? "-" : format_value(s.max).c_str(), s.unit.c_str(), iters.c_str(),
-                check_text(s).c_str());
+                static_cast<int>(wtr), s.transport.c_str(), check_text(s).c_str());
   }
   for (const std::string &line : skipped) std::printf("skipped: %s\n", line.c_str());
   std::fflush(stdout);
@@ -142,11 +153,11 @@ void print_table(const Context &ctx, const std::string &header,
 bool write_csv(const Context &ctx, const std::string &path) {
   std::ofstream f(path);
   if (!f) return false;
-  f << "metric,size_bytes,median,min,max,unit,iters,reps,verified,note\n";
+  f << "metric,size_bytes,median,min,max,unit,iters,reps,verified,note,transport\n";
   for (const Sample &s : ctx.samples()) {
     f << s.metric << ',' << (s.size != 0 ? std::to_string(s.size) : "") << ',' << s.median << ','
       << s.min << ',' << s.max << ',' << s.unit << ',' << s.iters << ',' << s.reps << ','
-      << (s.verified ? "true" : "false") << ",\"" << s.note << "\"\n";
+      << (s.verified ? "true" : "false") << ",\"" << s.note << "\",\"" << s.transport << "\"\n";
   }
   return static_cast<bool>(f);
 }
@@ -171,6 +182,7 @@ bool write_json(const Context &ctx, const Options &opt, const std::string &trans
                         {"reps", s.reps},     {"verified", s.verified}};
     if (s.size != 0) r["size_bytes"] = s.size;
     if (!s.note.empty()) r["note"] = s.note;
+    r["transport"] = s.transport;
     results.push_back(std::move(r));
   }
   j["results"] = std::move(results);
@@ -243,6 +255,7 @@ int run(int argc, char **argv) {
   const bool pe0 = ctx.me == 0;
   const char *tname = xshmemx_transport_name(ctx.npes > 1 ? 1 : 0);
   const std::string transport = tname != nullptr ? tname : "none";
+  ctx.transport = transport;
   std::vector<std::string> skipped;
   if (selected.count("init_ms")) ctx.record_value("init_ms", 0, init_ms, "ms");
 

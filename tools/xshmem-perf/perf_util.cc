@@ -36,6 +36,7 @@ void Context::record(const std::string &metric, size_t size, std::vector<double>
   s.iters = iters;
   s.verified = verified;
   s.note = std::move(note);
+  s.transport = transport;
   samples_.push_back(std::move(s));
 }
 

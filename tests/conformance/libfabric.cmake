@@ -1,0 +1,46 @@
+# Conformance over the libfabric transport (included at the end of CMakeLists.txt): every case
+# group at 2, 3 and 4 PEs over the tcp provider, and (XSHMEM_TEST_LIBFABRIC_SOCKETS=ON) at 2 PEs over
+# sockets, pinned to loopback.
+# Entries conf.<group>.np<N>.libfabric_<provider>, labels "conformance;<group>;np<N>;
+# libfabric_<provider>" like the hostshm ones.
+if(NOT TARGET xshmem_transport_libfabric)
+  return()
+endif()
+# The sockets rows are opt-in: that provider's progress thread sleeps up to
+# FI_SOCKETS_PE_WAITTIME (10 ms) between polls, so every round trip costs milliseconds and a group
+# takes minutes (conf.amo.np2.libfabric_sockets: 300 s time-out on the 2-core machine; the same
+# group over tcp: 11-15 s). The provider is the slow part, not the transport.
+option(XSHMEM_TEST_LIBFABRIC_SOCKETS "register conformance entries over libfabric's sockets provider" OFF)
+set(XT_LF_GROUPS rma amo sig p2p ord team coll coll_move coll_reduce ctx stress err init mem)
+set(XT_LF_ENV "FI_TCP_IFACE=lo;FI_SOCKETS_IFACE=lo;XSHMEM_LIBFABRIC_IFACE=lo;XSHMEM_TRANSPORTS=libfabric")
+foreach(group IN LISTS XT_LF_GROUPS)
+  if(NOT TARGET conf_${group})
+    continue()
+  endif()
+  set(heap ${XT_HEAP_${group}})
+  if(NOT heap)
+    set(heap 64M)
+  endif()
+  set(extra "")
+  if(group STREQUAL "err")
+    set(extra ";XSHMEM_CHECKS=1")
+  endif()
+  set(cfgs tcp:2 tcp:3 tcp:4)
+  if(XSHMEM_TEST_LIBFABRIC_SOCKETS)
+    list(APPEND cfgs sockets:2)
+  endif()
+  foreach(cfg IN LISTS cfgs)
+    string(REPLACE ":" ";" pair ${cfg})
+    list(GET pair 0 prov)
+    list(GET pair 1 np)
+    set(name conf.${group}.np${np}.libfabric_${prov})
+    add_test(NAME ${name} COMMAND ${XT_LAUNCHER} -n ${np} $<TARGET_FILE:conf_${group}>)
+    set_tests_properties(${name} PROPERTIES
+      ENVIRONMENT "${XT_LF_ENV};XSHMEM_LIBFABRIC_PROVIDER=${prov};XSHMEM_SYMMETRIC_SIZE=${heap};XT_EXPECT_NPES=${np}${extra}"
+      SKIP_RETURN_CODE 77
+      TIMEOUT 300
+      PROCESSORS ${np}
+      RUN_SERIAL TRUE
+      LABELS "conformance;${group};np${np};libfabric_${prov}")
+  endforeach()
+endforeach()
