@@ -421,6 +421,16 @@ Status start_transports() {
       }
     }
   }
+  // A PE always reaches its own heap by load/store, whichever transport was chosen for it (a job
+  // of only a NIC transport selects it for this PE too): xshmem_ptr to oneself is the local
+  // address, the SHARED team holds this PE, and local operations never take a network round trip.
+  if (dev::peer_t &self = g_rt.peers[me]; self.path != XSHMEM_PATH_LSA) {
+    XLOG_DEBUG(kSubsys, "pe %d: its own heap by load/store instead of %s's path %d", me,
+               g_rt.peer_transport[me], static_cast<int>(self.path));
+    self.path = XSHMEM_PATH_LSA;
+    self.base = reinterpret_cast<uintptr_t>(g_rt.heap.base());
+    g_rt.peer_remote[me] = dev::host_remote_t{};
+  }
   for (size_t ti = 0; ti < g_rt.transports.size(); ++ti) {
     auto &at = g_rt.transports[ti];
     bool serves = false;

@@ -264,13 +264,21 @@ TEST_CASE("TEAM-07 config (without contexts)", "[TEAM-07]") {
 TEST_CASE("TEAM-08 shared_team", "[TEAM-08]") {
   const int n = xt::npes(), me = xt::me();
   const int sn = xshmem_team_n_pes(XSHMEM_TEAM_SHARED);
-  // On one node over hostshm every PE shares memory with every other.
-  CHECK(sn == n);
+  xt::SymBuf<uint64_t> box(1);
+  xshmem_barrier_all();
+  // SHARED holds exactly the PEs this one reaches by load/store (xshmem_ptr non-NULL), itself
+  // included, in world order: over hostshm on one node that is every PE; over a NIC transport
+  // only this PE.
+  std::vector<int> lsa;
+  for (int pe = 0; pe < n; ++pe)
+    if (xshmem_ptr(box.data(), pe) != nullptr) lsa.push_back(pe);
+  REQUIRE(sn == static_cast<int>(lsa.size()));
+  CHECK(xshmem_ptr(box.data(), me) == box.data());
+  for (int i = 0; i < sn; ++i)
+    CHECK(xshmem_team_translate_pe(XSHMEM_TEAM_SHARED, i, XSHMEM_TEAM_WORLD) == lsa[i]);
   CHECK(xshmem_team_my_pe(XSHMEM_TEAM_SHARED) ==
         xshmem_team_translate_pe(XSHMEM_TEAM_WORLD, me, XSHMEM_TEAM_SHARED));
   CHECK(xshmem_team_n_pes(XSHMEMX_TEAM_NODE) == n);
-  xt::SymBuf<uint64_t> box(1);
-  xshmem_barrier_all();
   for (int i = 0; i < sn; ++i) {
     CHECK(xshmem_team_ptr(XSHMEM_TEAM_SHARED, box.data(), i) != nullptr);
     CHECK(
@@ -279,13 +287,17 @@ TEST_CASE("TEAM-08 shared_team", "[TEAM-08]") {
   }
   CHECK(xshmem_team_ptr(XSHMEM_TEAM_SHARED, box.data(), sn) == nullptr);
   CHECK(xshmem_team_ptr(XSHMEM_TEAM_INVALID, box.data(), 0) == nullptr);
-  // Stores through team_ptr land at the member.
-  const int right = (xshmem_team_my_pe(XSHMEM_TEAM_SHARED) + 1) % sn;
+  // Stores through team_ptr land at the member: each PE writes into its right neighbour in SHARED.
+  const int mine = xshmem_team_my_pe(XSHMEM_TEAM_SHARED);
+  const int right = (mine + 1) % sn;
+  const int right_world = xshmem_team_translate_pe(XSHMEM_TEAM_SHARED, right, XSHMEM_TEAM_WORLD);
   auto *p = static_cast<uint64_t *>(xshmem_team_ptr(XSHMEM_TEAM_SHARED, box.data(), right));
-  *p = xt::value<uint64_t>(me, right, 0, 8, kTidBank);
+  REQUIRE(p != nullptr);
+  *p = xt::value<uint64_t>(me, right_world, 0, 8, kTidBank);
   xshmem_barrier_all();
-  const int left = (me + n - 1) % n;
-  CHECK(*box.data() == xt::value<uint64_t>(left, me, 0, 8, kTidBank));
+  const int left_world =
+      xshmem_team_translate_pe(XSHMEM_TEAM_SHARED, (mine + sn - 1) % sn, XSHMEM_TEAM_WORLD);
+  CHECK(*box.data() == xt::value<uint64_t>(left_world, me, 0, 8, kTidBank));
   // A split of SHARED works.
   xshmem_team_t half = XSHMEM_TEAM_INVALID;
   CHECK(xshmem_team_split_strided(XSHMEM_TEAM_SHARED, 0, 1, (sn + 1) / 2, nullptr, 0, &half) == 0);
