@@ -11,9 +11,7 @@ endif()
 # takes minutes (conf.amo.np2.libfabric_sockets: 300 s time-out on the 2-core machine; the same
 # group over tcp: 11-15 s). The provider is the slow part, not the transport.
 option(XSHMEM_TEST_LIBFABRIC_SOCKETS "register conformance entries over libfabric's sockets provider" OFF)
-# stress is left out: STR-01 makes 500k atomics per PE, each a round trip through the target's
-# progress thread (~1 ms on the 2-core CI machine); it runs over hostshm and the example.
-set(XT_LF_GROUPS rma amo sig p2p ord team coll coll_move coll_reduce ctx err init mem)
+set(XT_LF_GROUPS rma amo sig p2p ord team coll coll_move coll_reduce ctx stress err init mem)
 set(XT_LF_ENV "FI_TCP_IFACE=lo;FI_SOCKETS_IFACE=lo;XSHMEM_LIBFABRIC_IFACE=lo;XSHMEM_TRANSPORTS=libfabric")
 foreach(group IN LISTS XT_LF_GROUPS)
   if(NOT TARGET conf_${group})
