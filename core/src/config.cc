@@ -123,6 +123,10 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
     {"XSHMEM_PROXY_CPUS", XSHMEM_CONFIG_STRING, "", nullptr,
      "CPUs the proxy threads are pinned to, as a list (\"0-3,8\"; the PEs of a host take turns "
      "over it); empty: the CPUs near the PE's NIC, else near its GPU, else unpinned."},
+    {"XSHMEM_PROXY_HOST", XSHMEM_CONFIG_BOOL, "0", nullptr,
+     "CPU PEs: host threads reach PROXY peers through the proxy engine's rings and threads, as GPU "
+     "threads do, instead of calling the transport themselves (runs the GPU PEs' proxy path on "
+     "CPUs; the operations then progress while the caller computes)."},
 };
 
 struct Entry {

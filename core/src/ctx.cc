@@ -4,7 +4,7 @@
 // A ctx call resolves its context and team-relative PE to a world PE, validates its arguments
 // once, under its own name, and runs the operation's one path function with its context
 // (host_path.h; the plain calls are the same functions with XSHMEM_CTX_DEFAULT). The context
-// reaches the path code: on PROXY peers it selects the transport channel (host_remote.h
+// reaches the path code: on PROXY peers it selects the transport channel (proxy.h
 // channel(): the entry modulo the job's channels), and fence and quiet of a context order and
 // complete that channel's operations. LSA and the internal stream of GPU heaps complete or order
 // all of a PE's operations at once, so there every context's fence and quiet are the PE's.

@@ -79,6 +79,11 @@ Status build_state() {
   s.n_remote_transports = static_cast<int32_t>(g_rt.remote_transports.size());
   s.num_channels = g_rt.job.num_channels > 0 ? g_rt.job.num_channels : 1;
   s.on_remote_error = on_remote_error;
+  if (g_rt.proxy) {
+    s.proxy = g_rt.proxy->host_channels();
+    s.proxy_device = g_rt.proxy->device_channels();
+    s.host_rings = heap_on_device() ? 0 : 1;  // a CPU PE has the engine for its host threads
+  }
   s.teams = team::init_predefined(s, g_rt.host_id);
   // The wait deadline (XSHMEM_WAIT_TIMEOUT): 0 leaves waits without one.
   s.wait_timeout_ns =

@@ -6,6 +6,7 @@
 #define XSHMEM_CORE_RUNTIME_INTERNAL_H
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include <xshmem/plugin/bootstrap_v1.h>
 #include <xshmem/plugin/transport_v1.h>
 #include "loader.h"
+#include "proxy/engine.h"
 #include "heap.h"
 #include "runtime.h"
 #include "status.h"
@@ -64,6 +66,9 @@ struct Runtime {
   std::vector<dev::host_remote_t> peer_remote;
   // The distinct transports among peer_remote (fence and quiet visit each).
   std::vector<dev::host_remote_t> remote_transports;
+  // The proxy engine: GPU PEs with some PROXY peer (their GPU threads' rings); NULL otherwise.
+  // Stopped first at finalize (it drains into the transports).
+  std::unique_ptr<proxy::Engine> proxy;
   dev::state_t state;
 };
 

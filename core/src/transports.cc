@@ -110,7 +110,7 @@ xshmem_status_t stub_error_query(void *, char *buf, size_t len) {
 }
 
 // Asynchronous errors (error_query) are polled once per quiet, on the host: the adopted quiet of a
-// transport with an error_query is this wrapper, so the PROXY path's quiet (host_remote.h) stops
+// transport with an error_query is this wrapper, so the PROXY path's quiet (proxy.h) stops
 // the job with the transport's own line. The LSA path never goes through it.
 struct Watched {
   void *ctx;
@@ -139,6 +139,33 @@ xshmem_status_t quiet_and_poll(void *ctx, int channel) {
     return err;
   }
   return st;
+}
+
+// Starts the proxy engine of a GPU PE (rings in mapped host memory; a CPU PE's with
+// XSHMEM_PROXY_HOST: in plain memory) over the PROXY peers'
+// transports, its threads near this PE's NIC, else its GPU (hwloc), unless XSHMEM_PROXY_CPUS
+// places them.
+Status start_proxy(proxy::Options o) {
+  o.my_pe = g_rt.job.my_pe;
+  o.local_rank = g_rt.job.my_local_pe;
+  o.mapped = heap_on_device();  // GPU threads read the rings: pinned host memory mapped
+  if (o.cpus.empty()) {
+    topo::DiscoverOptions d;
+    d.probe_cuda = false;
+    d.probe_nvml = false;
+    d.probe_fabric = false;
+    topo::Machine m;
+    std::string error;
+    if (topo::discover(d, &m, &error))
+      o.near_cpuset = proxy::near_cpuset(m, nics::my_nic(), g_rt.gpu_pci, &o.near_what);
+    else
+      XLOG_WARN(kSubsys, "pe %d: no topology for the proxy threads' placement (%s); unpinned",
+                g_rt.job.my_pe, error.c_str());
+  }
+  XSHMEM_CHECK(proxy::Engine::create(o, g_rt.peer_remote, &g_rt.proxy));
+  XLOG_DEBUG(kSubsys, "pe %d: proxy engine: %u channels, %u threads, %u slots per channel",
+             g_rt.job.my_pe, o.channels, o.threads, o.slots);
+  return XSHMEM_SUCCESS;
 }
 
 }  // namespace
@@ -212,6 +239,19 @@ Status start_transports() {
                                     g_rt.local_rank, !heap_on_device()));
   // Job info 1.2: this PE's NIC, before any transport's init reads it (NULL when none).
   g_rt.job.nic = nics::my_nic().empty() ? nullptr : nics::my_nic().c_str();
+  // Channels: on a GPU PE (or a CPU PE with XSHMEM_PROXY_HOST) every proxy ring channel (XSHMEM_PROXY_CHANNELS) gets its own transport
+  // channel, and host contexts spread over them too; a CPU PE's threads call the transports
+  // directly and share one channel per transport.
+  proxy::Options popts;
+  g_rt.job.num_channels = 1;
+  const bool want_proxy = heap_on_device() || config::get_bool("XSHMEM_PROXY_HOST");
+  if (want_proxy) {
+    std::string error;
+    const bool ok = proxy::options_from_config(&popts, &error);
+    if (!ok) XLOG_ERROR(kSubsys, "pe %d: %s", g_rt.job.my_pe, error.c_str());
+    if (!all_ok(ok)) return XSHMEM_ERR_INVALID;
+    g_rt.job.num_channels = static_cast<int>(popts.channels);
+  }
   // Plugins are tried in name order so every PE makes the same collective calls.
   std::vector<const plugins::Transport *> cands;
   for (auto &t : loader().transports())
@@ -437,6 +477,17 @@ Status start_transports() {
     for (int pe = 0; pe < n; ++pe) serves = serves || g_rt.peer_remote[pe].ops == &at.data;
     if (serves) g_rt.remote_transports.push_back(dev::host_remote_t{&at.data, at.ctx});
   }
+  // GPU threads reach PROXY peers through the proxy engine's rings.
+  bool proxy_peers = false;
+  for (int pe = 0; pe < n; ++pe) proxy_peers = proxy_peers || g_rt.peer_remote[pe].ops != nullptr;
+  if (want_proxy && proxy_peers) {
+    const bool ok = start_proxy(popts).ok();
+    if (!all_ok(ok)) {
+      if (ok) XLOG_ERROR(kSubsys, "another PE could not start its proxy engine; stopping");
+      g_rt.proxy.reset();
+      return XSHMEM_ERR_INTERNAL;
+    }
+  }
   if (log::enabled(XSHMEM_LOG_DEBUG, kSubsys)) {
     std::string plan;
     for (int pe = 0; pe < n; ++pe)
@@ -447,6 +498,7 @@ Status start_transports() {
 }
 
 void stop_transports() {
+  g_rt.proxy.reset();      // drains the rings into the transports, then quiets them
   g_rt.job.nic = nullptr;  // nics::reset frees the name
   nics::reset();
   {

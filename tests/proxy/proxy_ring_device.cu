@@ -1,7 +1,7 @@
 // Compile check: the proxy ring's producer side built for the device (nothing runs it here).
 #include <xshmem/device/proxy_ring.h>
 
-namespace ring = xshmem::dev::proxy;
+namespace ring = xshmem::dev::proxy::ring;
 
 __global__ void proxy_ring_device_check(const xshmem::dev::state_t *s, ring::channels_t *cs,
                                         uint64_t *out, const void *src, void *dst) {

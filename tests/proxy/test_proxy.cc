@@ -20,7 +20,7 @@
 #include "fake_transport.h"
 #include "proxy/engine.h"
 
-namespace ring = xshmem::dev::proxy;
+namespace ring = xshmem::dev::proxy::ring;
 namespace at = xshmem::dev::atomic;
 using xshmem::proxy::Engine;
 using xshmem::proxy::Options;

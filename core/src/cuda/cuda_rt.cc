@@ -66,6 +66,10 @@ const char *device_op_name(int32_t op) {
       return "put_signal";
     case dev::kDevOpSignal:
       return "signal";
+    case dev::kDevOpFence:
+      return "fence";
+    case dev::kDevOpQuiet:
+      return "quiet";
     default:
       return "call";
   }
@@ -182,6 +186,17 @@ void watchdog_main(int device) {
           what = "local buffer";
           snprintf(detail, sizeof(detail), "is NULL with %llu bytes to move (target pe %d)",
                    static_cast<unsigned long long>(e->size), e->pe);
+          break;
+        case dev::kDevProxyFailed:
+          what = "proxy request";
+          snprintf(
+              detail, sizeof(detail),
+              e->align == static_cast<uint64_t>(XSHMEM_ERR_TIMEOUT)
+                  ? "to pe %d (%llu bytes) got no answer within XSHMEM_WAIT_TIMEOUT; is "
+                    "the proxy thread stopped? (%s)"
+                  : "to pe %d (%llu bytes) failed in the transport (%s)",
+              e->pe, static_cast<unsigned long long>(e->size),
+              Status::status_str(static_cast<xshmem_status_t>(static_cast<int64_t>(e->align))));
           break;
         default:
           snprintf(detail, sizeof(detail), "unknown violation %d", e->code);
@@ -470,7 +485,8 @@ Status publish_state(const dev::state_t &host) {
   s.peers = reinterpret_cast<dev::peer_t *>(static_cast<char *>(buf) + peers_off);
   s.teams =
       nteams ? reinterpret_cast<dev::team_t *>(static_cast<char *>(buf) + teams_off) : nullptr;
-  s.on_bad_path = nullptr;  // host function pointers mean nothing on the GPU
+  s.proxy = host.proxy_device;  // the GPU's address of the mapped rings
+  s.on_bad_path = nullptr;      // host function pointers mean nothing on the GPU
   s.transport_names = nullptr;
   s.device_checks = core::checks_enabled() ? 1 : 0;
   s.device_error = g_gpu.mailbox;

@@ -24,7 +24,7 @@ namespace xshmem::proxy {
 namespace {
 
 constexpr const char *kSubsys = "proxy";
-namespace ring = dev::proxy;
+namespace ring = dev::proxy::ring;
 namespace at = dev::atomic;
 
 // Idle back-off: rounds of pause, then of sched_yield, then sleeps doubling from kMinSleepUs to
@@ -343,8 +343,13 @@ void Engine::execute(uint32_t c, ring::request_t *r, uint64_t ticket) {
                           r->size, dflags);
         break;
       case ring::kReqGet:
-        st = t.ops->get(t.tctx, chan, pe, reinterpret_cast<void *>(r->arg[0]), r->remote, r->size,
-                        dflags);
+        if (flags & ring::kReqInline)  // blocking, at most kInlineBytes: into the slot itself
+          st = r->size <= ring::kInlineBytes
+                   ? t.ops->get(t.tctx, chan, pe, r->arg, r->remote, r->size, 0)
+                   : XSHMEM_ERR_INVALID;
+        else
+          st = t.ops->get(t.tctx, chan, pe, reinterpret_cast<void *>(r->arg[0]), r->remote, r->size,
+                          dflags);
         break;
       case ring::kReqAmo:
         st = t.ops->amo(t.tctx, chan, pe, r->remote, static_cast<xshmem_amo_op_t>(r->sub),
@@ -374,7 +379,7 @@ void Engine::execute(uint32_t c, ring::request_t *r, uint64_t ticket) {
   at::store_release(&ch->completed, at::load(&ch->completed) + 1);
   if (flags & ring::kReqAck) {
     r->remote = static_cast<uint64_t>(static_cast<int64_t>(st));
-    r->arg[3] = result;
+    if (!(op == ring::kReqGet && (flags & ring::kReqInline))) r->arg[3] = result;  // not the data
     at::store_release(&r->seq, ticket + 2);
   } else {
     at::store_release(&r->seq, ticket + host_->slots);

@@ -41,7 +41,7 @@ struct Options {
   uint32_t channels = 4;
   uint32_t slots = 256;  // per channel, a power of two >= 4
   uint32_t threads = 1;  // <= channels
-  uint32_t map = dev::proxy::kMapCtx;
+  uint32_t map = dev::proxy::ring::kMapCtx;
   // GPU PE: the rings go to pinned host memory mapped into the GPU (core/src/cuda/).
   bool mapped = false;
   // XSHMEM_PROXY_CPUS: CPUs the threads go to (list syntax "0-3,8"); empty: near_cpuset.
@@ -77,8 +77,8 @@ class Engine {
   Engine &operator=(const Engine &) = delete;
 
   // The channel set, as host code addresses it and as GPU code does (the same for CPU PEs).
-  dev::proxy::channels_t *host_channels() const { return host_; }
-  dev::proxy::channels_t *device_channels() const { return dev_; }
+  dev::proxy::ring::channels_t *host_channels() const { return host_; }
+  dev::proxy::ring::channels_t *device_channels() const { return dev_; }
   const Options &options() const { return opts_; }
   // The CPU each thread was pinned to, -1: unpinned.
   const std::vector<int> &thread_cpus() const { return cpus_; }
@@ -92,7 +92,7 @@ class Engine {
   void run(uint32_t index);
   // Executes the published requests of channel c from *head, at most `budget`; returns how many.
   uint32_t drain(uint32_t c, uint64_t *head, uint32_t budget);
-  void execute(uint32_t c, dev::proxy::request_t *r, uint64_t ticket);
+  void execute(uint32_t c, dev::proxy::ring::request_t *r, uint64_t ticket);
   void poll_errors();
   void report(const std::string &line);
   // The distinct transports of the remote table.
@@ -105,8 +105,8 @@ class Engine {
   Options opts_;
   std::vector<dev::host_remote_t> remote_;
   std::vector<Transport> transports_;
-  dev::proxy::channels_t *host_ = nullptr;
-  dev::proxy::channels_t *dev_ = nullptr;
+  dev::proxy::ring::channels_t *host_ = nullptr;
+  dev::proxy::ring::channels_t *dev_ = nullptr;
   size_t bytes_ = 0;
   std::vector<std::thread> threads_;
   std::vector<int> cpus_;

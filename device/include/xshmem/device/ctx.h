@@ -9,38 +9,18 @@
 //
 // The context goes down to the dispatchers (rma.h, amo.h, signal.h): LSA completes an operation
 // before it returns, so one fence or quiet serves every context there; a path that keeps
-// operations in flight keys its queues by the context entry (PROXY: the channel, host_remote.h
+// operations in flight keys its queues by the context entry (PROXY: the channel, proxy.h
 // channel(); GDA queues later).
 #ifndef XSHMEM_DEVICE_CTX_H
 #define XSHMEM_DEVICE_CTX_H
 
 #include <stdint.h>
 
+#include <xshmem/device/ctx_handle.h>
 #include <xshmem/device/state.h>
 #include <xshmem/device/team.h>
 
 namespace xshmem::dev {
-
-constexpr int kCtxTeamBits = 8;
-constexpr int32_t kCtxTeamMask = (1 << kCtxTeamBits) - 1;
-// Entries of the context table a handle can name (bits 8-30), XSHMEM_CTX_DEFAULT's included.
-constexpr int32_t kCtxMaxEntries = int32_t{1} << (31 - kCtxTeamBits);
-static_assert(internal_region_t::kMaxTeams <= (1 << kCtxTeamBits), "team handles need more bits");
-
-// The handle of entry `entry` on team `team`.
-XSHMEM_HD_INLINE int32_t ctx_handle(int32_t entry, int32_t team) {
-  return (entry << kCtxTeamBits) | team;
-}
-XSHMEM_HD_INLINE bool ctx_is_invalid(int32_t ctx) {
-  return ctx < 0;
-}
-// The team of a valid handle (XSHMEM_TEAM_WORLD for XSHMEM_CTX_DEFAULT).
-XSHMEM_HD_INLINE int32_t ctx_team(int32_t ctx) {
-  return ctx & kCtxTeamMask;
-}
-XSHMEM_HD_INLINE int32_t ctx_entry(int32_t ctx) {
-  return ctx >> kCtxTeamBits;
-}
 
 // The world PE of `pe` numbered in the team of context `ctx`, or -1 for an invalid context or a
 // pe outside the team. World contexts (the default one included) map pe to itself, out-of-range

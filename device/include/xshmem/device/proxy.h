@@ -1,110 +1,327 @@
 // xshmem path code: the PROXY path, as the dispatchers (rma.h, amo.h, signal.h) call it.
 //
 // Host threads reach a PROXY peer through the serving transport's data operations directly
-// (host_remote.h). GPU threads will reach it through the proxy engine's channel rings: the
-// device bodies below are filled by the proxy engine's ring (proxy_ring.h, another branch); until
-// then an operation on a PROXY peer from a GPU thread traps (unreachable_path), and fence and
-// quiet have nothing of this path to order or complete (no GPU thread can have issued any).
+// (DESIGN.md "Host and device share the code": "PROXY: ... or the transport's host operation
+// directly"): no ring and no proxy thread between the caller and the transport, so a CPU PE pays
+// only the transport's own cost. Remote locations go to the transport as heap offsets; the
+// transport channel is the context's entry modulo state_t::num_channels, so threads using
+// different contexts use different transport queues. A transport error stops the job with the
+// operation and the peer named (state_t::on_remote_error).
+//
+// GPU threads (and host threads of a CPU PE with XSHMEM_PROXY_HOST) reach it through the proxy
+// engine's channel rings (proxy_ring.h; the engine, core/src/proxy/, runs when some peer of the
+// PE is PROXY): the group's leader writes one request into the channel of (ctx, thread) and a
+// proxy thread of this process executes it with the same transport operations. A request that
+// fails, or a ring wait past XSHMEM_WAIT_TIMEOUT, is reported through the device error mailbox
+// (kDevProxyFailed) and the GPU thread traps; the runtime's watchdog stops the job with one line
+// naming the call and the peer (a host thread stops the job as for a failed transport call).
+//
+// fence and quiet: the host's complete its own transport operations on ctx's channel and, when
+// GPU threads of this PE use the rings (state_t::proxy), everything the rings hold too, so that
+// a host quiet or barrier after a kernel covers the kernel's nbi operations. A GPU thread's
+// complete what its channel holds (a block-wide quiet with the warp channel map: every channel).
 //
 // Each function takes the group G that runs the operation (group.h) and the context the call
-// names (its channel: host_remote.h channel()). The group's leader issues the request for the
-// whole group; the caller synchronises the group after (the dispatchers' group wrappers do).
+// names. The group's leader issues the request for the whole group; the caller synchronises the
+// group after (the dispatchers' group wrappers do).
 #ifndef XSHMEM_DEVICE_PROXY_H
 #define XSHMEM_DEVICE_PROXY_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include <xshmem/device/ctx_handle.h>
 #include <xshmem/device/group.h>
-#include <xshmem/device/host_remote.h>
 #include <xshmem/device/ops.h>
+#include <xshmem/device/proxy_ring.h>
 #include <xshmem/device/state.h>
 
 namespace xshmem::dev::proxy {
 
+// The ABI's operand type for T (4- or 8-byte integers and floating point).
+template <typename T>
+XSHMEM_HD_INLINE constexpr xshmem_amo_type_t amo_type() {
+  if constexpr (static_cast<T>(0.5) != static_cast<T>(0)) {
+    return sizeof(T) == 4 ? XSHMEM_AMO_F32 : XSHMEM_AMO_F64;
+  } else if constexpr (static_cast<T>(-1) < static_cast<T>(0)) {
+    return sizeof(T) == 4 ? XSHMEM_AMO_I32 : XSHMEM_AMO_I64;
+  } else {
+    return sizeof(T) == 4 ? XSHMEM_AMO_U32 : XSHMEM_AMO_U64;
+  }
+}
+template <typename T>
+XSHMEM_HD_INLINE uint64_t to_bits(T v) {
+  uint64_t b = 0;
+  memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <typename T>
+XSHMEM_HD_INLINE T from_bits(uint64_t b) {
+  T v;
+  memcpy(&v, &b, sizeof(T));
+  return v;
+}
+
+#if !defined(__CUDA_ARCH__)
+namespace host {
+
+// The transport channel of context `ctx`: its entry (ctx_handle.h) modulo the channels.
+inline int channel(const state_t &s, int32_t ctx) {
+  const int n = s.num_channels > 0 ? s.num_channels : 1;
+  return ctx < 0 ? 0 : static_cast<int>(ctx_entry(ctx) % n);
+}
+
+inline void check(const state_t &s, int pe, const char *op, int st) {
+  if (st == XSHMEM_SUCCESS) return;
+  if (s.on_remote_error != nullptr) s.on_remote_error(pe, op, st);
+  fprintf(stderr, "xshmem: pe %d: %s to pe %d failed in its transport (status %d); aborting\n",
+          s.my_pe, op, pe, st);
+  abort();
+}
+
+inline void put(const state_t &s, int32_t ctx, void *dest, const void *source, size_t nbytes,
+                int pe, bool nbi) {
+  const host_remote_t &r = s.remote[pe];
+  check(s, pe, "put",
+        r.ops->put(r.tctx, channel(s, ctx), pe, heap_offset(s, dest), source, nbytes,
+                   nbi ? XSHMEM_DATA_NBI : 0u));
+}
+inline void get(const state_t &s, int32_t ctx, void *dest, const void *source, size_t nbytes,
+                int pe, bool nbi) {
+  const host_remote_t &r = s.remote[pe];
+  check(s, pe, "get",
+        r.ops->get(r.tctx, channel(s, ctx), pe, dest, heap_offset(s, source), nbytes,
+                   nbi ? XSHMEM_DATA_NBI : 0u));
+}
+inline uint64_t amo(const state_t &s, int32_t ctx, xshmem_amo_op_t op, void *dest,
+                    xshmem_amo_type_t type, uint64_t value, uint64_t cond, int pe) {
+  const host_remote_t &r = s.remote[pe];
+  uint64_t fetched = 0;
+  check(s, pe, "atomic",
+        r.ops->amo(r.tctx, channel(s, ctx), pe, heap_offset(s, dest), op, type, value, cond,
+                   &fetched, 0u));
+  return fetched;
+}
+inline void put_signal(const state_t &s, int32_t ctx, void *dest, const void *source, size_t nbytes,
+                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, bool nbi) {
+  const host_remote_t &r = s.remote[pe];
+  check(s, pe, "put_signal",
+        r.ops->put_signal(r.tctx, channel(s, ctx), pe, heap_offset(s, dest), source, nbytes,
+                          heap_offset(s, sig_addr), signal, sig_op, nbi ? XSHMEM_DATA_NBI : 0u));
+}
+inline void signal(const state_t &s, int32_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op,
+                   int pe) {
+  const host_remote_t &r = s.remote[pe];
+  const xshmem_amo_op_t op = sig_op == kSignalAdd ? XSHMEM_AMO_ADD : XSHMEM_AMO_SET;
+  check(s, pe, "signal",
+        r.ops->amo(r.tctx, channel(s, ctx), pe, heap_offset(s, sig_addr), op, XSHMEM_AMO_U64,
+                   signal, 0, nullptr, 0u));
+}
+// fence / quiet over every transport that serves a PROXY peer (state_t::remote_transports),
+// then the rings GPU threads of this PE fill (state_t::proxy), if any.
+inline void fence(const state_t &s, int32_t ctx) {
+  for (int i = 0; i < s.n_remote_transports; ++i) {
+    const host_remote_t &r = s.remote_transports[i];
+    check(s, -1, "fence", r.ops->fence(r.tctx, channel(s, ctx)));
+  }
+  if (s.proxy != nullptr)
+    for (uint32_t c = 0; c < s.proxy->num; ++c)
+      check(s, -1, "fence", ring::fence_channel(s, s.proxy, c));
+}
+inline void quiet(const state_t &s, int32_t ctx) {
+  for (int i = 0; i < s.n_remote_transports; ++i) {
+    const host_remote_t &r = s.remote_transports[i];
+    check(s, -1, "quiet", r.ops->quiet(r.tctx, channel(s, ctx)));
+  }
+  if (s.proxy != nullptr) check(s, -1, "quiet", ring::quiet_all(s, s.proxy));
+}
+
+}  // namespace host
+#endif  // !__CUDA_ARCH__
+
+// Whether the calling thread goes through the rings: GPU threads always; host threads when the
+// PE runs the engine for them (XSHMEM_PROXY_HOST on a CPU PE).
+XSHMEM_HD_INLINE bool via_rings(const state_t &s) {
+#if defined(__CUDA_ARCH__)
+  (void)s;
+  return true;
+#else
+  return s.host_rings != 0;
+#endif
+}
+
+// The name of a device_check_op, for host lines.
+XSHMEM_HD_INLINE const char *op_name(int32_t op) {
+  switch (op) {
+    case kDevOpPut:
+      return "put";
+    case kDevOpGet:
+      return "get";
+    case kDevOpIput:
+      return "iput";
+    case kDevOpIget:
+      return "iget";
+    case kDevOpAtomic:
+      return "atomic";
+    case kDevOpPutSignal:
+      return "put_signal";
+    case kDevOpSignal:
+      return "signal";
+    case kDevOpFence:
+      return "fence";
+    case kDevOpQuiet:
+      return "quiet";
+    default:
+      return "request";
+  }
+}
+
+// A failed ring request: a GPU thread reports it through the device error mailbox and traps (see
+// the header); a host thread stops the job like a failed transport operation.
+XSHMEM_HD_INLINE void ring_check(const state_t &s, int32_t op, int pe, size_t nbytes, int st) {
+  if (st == XSHMEM_SUCCESS) return;
+#if defined(__CUDA_ARCH__)
+  device_error_t *e = s.device_error;
+  if (e != nullptr && atomicCAS(&e->claimed, 0u, 1u) == 0u) {
+    e->code = kDevProxyFailed;
+    e->op = op;
+    e->pe = pe;
+    e->block[0] = blockIdx.x;
+    e->block[1] = blockIdx.y;
+    e->block[2] = blockIdx.z;
+    e->thread[0] = threadIdx.x;
+    e->thread[1] = threadIdx.y;
+    e->thread[2] = threadIdx.z;
+    e->size = nbytes;
+    e->align = static_cast<uint64_t>(static_cast<int64_t>(st));
+    __threadfence_system();
+    atomicExch(&e->ready, 1u);
+    __threadfence_system();
+  }
+  __trap();
+#else
+  (void)nbytes;
+  host::check(s, pe, op_name(op), st);
+#endif
+}
+
 template <typename G>
 XSHMEM_HD_INLINE void put(const state_t &s, int32_t ctx, void *dest, const void *source,
                           size_t nbytes, int pe, bool nbi) {
-#if defined(__CUDA_ARCH__)
-  (void)ctx, (void)dest, (void)source, (void)nbytes, (void)nbi;
-  unreachable_path(s, pe);  // until proxy_ring.h
-#else
-  if (group_leader<G>()) remote::put(s, ctx, dest, source, nbytes, pe, nbi);
+  if (!group_leader<G>()) return;
+  if (via_rings(s)) {
+    ring_check(s, kDevOpPut, pe, nbytes,
+               ring::put(s, s.proxy, ctx, pe, heap_offset(s, dest), source, nbytes, nbi));
+    return;
+  }
+#if !defined(__CUDA_ARCH__)
+  host::put(s, ctx, dest, source, nbytes, pe, nbi);
 #endif
 }
 
 template <typename G>
 XSHMEM_HD_INLINE void get(const state_t &s, int32_t ctx, void *dest, const void *source,
                           size_t nbytes, int pe, bool nbi) {
-#if defined(__CUDA_ARCH__)
-  (void)ctx, (void)dest, (void)source, (void)nbytes, (void)nbi;
-  unreachable_path(s, pe);  // until proxy_ring.h
-#else
-  if (group_leader<G>()) remote::get(s, ctx, dest, source, nbytes, pe, nbi);
+  if (!group_leader<G>()) return;
+  if (via_rings(s)) {
+    ring_check(s, kDevOpGet, pe, nbytes,
+               ring::get(s, s.proxy, ctx, pe, dest, heap_offset(s, source), nbytes, nbi));
+    return;
+  }
+#if !defined(__CUDA_ARCH__)
+  host::get(s, ctx, dest, source, nbytes, pe, nbi);
 #endif
 }
 
-// Strided forms: element i from source[i * sst] to dest[i * dst] (strides in elements). The host
-// issues one transport operation per element (non-blocking), then completes them unless nbi.
+// Quiet of ctx through the rings (every channel when `all`).
+XSHMEM_HD_INLINE void ring_quiet(const state_t &s, int32_t ctx, bool all) {
+  ring_check(s, kDevOpQuiet, -1, 0,
+             all ? ring::quiet_all(s, s.proxy) : ring::quiet(s, s.proxy, ctx));
+}
+
+// Strided forms: element i from source[i * sst] to dest[i * dst] (strides in elements), one
+// non-blocking element operation each (through the rings, elements of up to kInlineBytes ride
+// inside their requests; or the transport), then completed unless nbi. One helper for both.
+template <typename G, bool kPut, typename T>
+XSHMEM_HD_INLINE void strided(const state_t &s, int32_t ctx, T *dest, const T *source,
+                              ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, bool nbi) {
+  if (!group_leader<G>()) return;
+  const bool rings = via_rings(s);
+  for (size_t i = 0; i < nelems; ++i) {
+    T *d = dest + static_cast<ptrdiff_t>(i) * dst;
+    const T *src = source + static_cast<ptrdiff_t>(i) * sst;
+    if (rings) {
+      ring_check(s, kPut ? kDevOpIput : kDevOpIget, pe, sizeof(T),
+                 kPut ? ring::put(s, s.proxy, ctx, pe, heap_offset(s, d), src, sizeof(T), true)
+                      : ring::get(s, s.proxy, ctx, pe, d, heap_offset(s, src), sizeof(T), true));
+      continue;
+    }
+#if !defined(__CUDA_ARCH__)
+    if constexpr (kPut)
+      host::put(s, ctx, d, src, sizeof(T), pe, true);
+    else
+      host::get(s, ctx, d, src, sizeof(T), pe, true);
+#endif
+  }
+  if (nbi) return;
+  if (rings) {
+    ring_quiet(s, ctx, false);
+    return;
+  }
+#if !defined(__CUDA_ARCH__)
+  host::quiet(s, ctx);
+#endif
+}
 template <typename G, typename T>
 XSHMEM_HD_INLINE void iput(const state_t &s, int32_t ctx, T *dest, const T *source, ptrdiff_t dst,
                            ptrdiff_t sst, size_t nelems, int pe, bool nbi) {
-#if defined(__CUDA_ARCH__)
-  (void)ctx, (void)dest, (void)source, (void)dst, (void)sst, (void)nelems, (void)nbi;
-  unreachable_path(s, pe);  // until proxy_ring.h
-#else
-  if (!group_leader<G>()) return;
-  for (size_t i = 0; i < nelems; ++i)
-    remote::put(s, ctx, dest + static_cast<ptrdiff_t>(i) * dst,
-                source + static_cast<ptrdiff_t>(i) * sst, sizeof(T), pe, true);
-  if (!nbi) remote::quiet(s, ctx);
-#endif
+  strided<G, true>(s, ctx, dest, source, dst, sst, nelems, pe, nbi);
 }
 template <typename G, typename T>
 XSHMEM_HD_INLINE void iget(const state_t &s, int32_t ctx, T *dest, const T *source, ptrdiff_t dst,
                            ptrdiff_t sst, size_t nelems, int pe, bool nbi) {
-#if defined(__CUDA_ARCH__)
-  (void)ctx, (void)dest, (void)source, (void)dst, (void)sst, (void)nelems, (void)nbi;
-  unreachable_path(s, pe);  // until proxy_ring.h
-#else
-  if (!group_leader<G>()) return;
-  for (size_t i = 0; i < nelems; ++i)
-    remote::get(s, ctx, dest + static_cast<ptrdiff_t>(i) * dst,
-                source + static_cast<ptrdiff_t>(i) * sst, sizeof(T), pe, true);
-  if (!nbi) remote::quiet(s, ctx);
-#endif
+  strided<G, false>(s, ctx, dest, const_cast<T *>(source), dst, sst, nelems, pe, nbi);
 }
 
 // Atomic `op` (the ABI's code) on symmetric `dest` at `pe`; the old value. Thread scope.
 template <typename T>
 XSHMEM_HD_INLINE T amo(const state_t &s, int32_t ctx, xshmem_amo_op_t op, T *dest, T value, T cond,
                        int pe) {
-#if defined(__CUDA_ARCH__)
-  (void)ctx, (void)op, (void)dest, (void)value, (void)cond;
-  unreachable_path(s, pe);  // until proxy_ring.h
-  return T{};
-#else
   if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
-    return remote::amo(s, ctx, op, dest, value, cond, pe);
+    if (via_rings(s)) {
+      uint64_t old = 0;
+      ring_check(s, kDevOpAtomic, pe, sizeof(T),
+                 ring::amo(s, s.proxy, ctx, pe, heap_offset(s, dest), op, amo_type<T>(),
+                           to_bits(value), to_bits(cond), &old));
+      return from_bits<T>(old);
+    }
+#if !defined(__CUDA_ARCH__)
+    return from_bits<T>(
+        host::amo(s, ctx, op, dest, amo_type<T>(), to_bits(value), to_bits(cond), pe));
+#else
+    return T{};
+#endif
   } else {
     (void)ctx, (void)op, (void)dest, (void)value, (void)cond;
     unreachable_path(s, pe);  // no transport has atomics of this width
     return T{};
   }
-#endif
 }
 
 template <typename G>
 XSHMEM_HD_INLINE void put_signal(const state_t &s, int32_t ctx, void *dest, const void *source,
                                  size_t nbytes, uint64_t *sig_addr, uint64_t signal, int sig_op,
                                  int pe, bool nbi) {
-#if defined(__CUDA_ARCH__)
-  (void)ctx, (void)dest, (void)source, (void)nbytes, (void)sig_addr, (void)signal, (void)sig_op;
-  (void)nbi;
-  unreachable_path(s, pe);  // until proxy_ring.h
-#else
-  if (group_leader<G>())
-    remote::put_signal(s, ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
+  if (!group_leader<G>()) return;
+  if (via_rings(s)) {
+    ring_check(s, kDevOpPutSignal, pe, nbytes,
+               ring::put_signal(s, s.proxy, ctx, pe, heap_offset(s, dest), source, nbytes,
+                                heap_offset(s, sig_addr), signal, sig_op, nbi));
+    return;
+  }
+#if !defined(__CUDA_ARCH__)
+  host::put_signal(s, ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
 #endif
 }
 
@@ -113,31 +330,43 @@ XSHMEM_HD_INLINE void put_signal(const state_t &s, int32_t ctx, void *dest, cons
 template <typename G>
 XSHMEM_HD_INLINE void signal(const state_t &s, int32_t ctx, uint64_t *sig_addr, uint64_t signal,
                              int sig_op, int pe, bool fenced) {
-#if defined(__CUDA_ARCH__)
-  (void)ctx, (void)sig_addr, (void)signal, (void)sig_op, (void)fenced;
-  unreachable_path(s, pe);  // until proxy_ring.h
-#else
   if (!group_leader<G>()) return;
-  if (!fenced) remote::fence(s, ctx);
-  remote::signal(s, ctx, sig_addr, signal, sig_op, pe);
+  if (via_rings(s)) {
+    // A fence request first: a channel delivers in order.
+    const xshmem_amo_op_t op = sig_op == kSignalAdd ? XSHMEM_AMO_ADD : XSHMEM_AMO_SET;
+    if (!fenced) ring_check(s, kDevOpFence, pe, 0, ring::fence(s, s.proxy, ctx));
+    ring_check(s, kDevOpSignal, pe, 8,
+               ring::amo(s, s.proxy, ctx, pe, heap_offset(s, sig_addr), op, XSHMEM_AMO_U64, signal,
+                         0, nullptr));
+    return;
+  }
+#if !defined(__CUDA_ARCH__)
+  if (!fenced) host::fence(s, ctx);
+  host::signal(s, ctx, sig_addr, signal, sig_op, pe);
 #endif
 }
 
-// fence / quiet of context ctx on this path.
+// fence / quiet of context ctx on this path. A GPU PE without PROXY peers has no rings: one load
+// and a branch.
 template <typename G>
 XSHMEM_HD_INLINE void fence(const state_t &s, int32_t ctx) {
 #if defined(__CUDA_ARCH__)
-  (void)s, (void)ctx;  // no GPU thread reaches a PROXY peer yet (see the header comment)
+  if (s.proxy == nullptr || !group_leader<G>()) return;
+  ring_check(s, kDevOpFence, -1, 0, ring::fence(s, s.proxy, ctx));
 #else
-  if (group_leader<G>()) remote::fence(s, ctx);
+  if (group_leader<G>()) host::fence(s, ctx);
 #endif
 }
 template <typename G>
 XSHMEM_HD_INLINE void quiet(const state_t &s, int32_t ctx) {
 #if defined(__CUDA_ARCH__)
-  (void)s, (void)ctx;  // no GPU thread reaches a PROXY peer yet (see the header comment)
+  if (s.proxy == nullptr || !group_leader<G>()) return;
+  // Several warps of a block may have used several channels (warp map): complete them all.
+  ring_quiet(s, ctx,
+             !std::is_same_v<G, thread_group> && !std::is_same_v<G, warp_group> &&
+                 s.proxy->map == ring::kMapWarp);
 #else
-  if (group_leader<G>()) remote::quiet(s, ctx);
+  if (group_leader<G>()) host::quiet(s, ctx);
 #endif
 }
 

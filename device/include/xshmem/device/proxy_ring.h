@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #include <xshmem/device/atomic.h>
-#include <xshmem/device/ctx.h>
+#include <xshmem/device/ctx_handle.h>
 #include <xshmem/device/p2p.h>
 #include <xshmem/device/state.h>
 
@@ -47,13 +47,13 @@
 #include <string.h>
 #endif
 
-namespace xshmem::dev::proxy {
+namespace xshmem::dev::proxy::ring {
 
 // Request kinds (request_t::op).
 enum req_op : uint8_t {
   kReqNone = 0,
   kReqPut = 1,        // size bytes from arg[0] (a local address), or inline (kReqInline)
-  kReqGet = 2,        // size bytes into arg[0]
+  kReqGet = 2,        // size bytes into arg[0], or into arg[] itself (kReqInline, acked)
   kReqAmo = 3,        // sub = xshmem_amo_op_t, type = xshmem_amo_type_t, arg[0] operand,
                       // arg[1] compare; a fetching op returns the old value (kReqAck)
   kReqPutSignal = 4,  // put of size bytes from arg[0], then the signal at arg[1] (offset) with
@@ -65,7 +65,7 @@ enum req_op : uint8_t {
 // Request flags (request_t::flags).
 constexpr uint8_t kReqAck = 1u << 0;     // the producer waits for the answer (status, result)
 constexpr uint8_t kReqNbi = 1u << 1;     // the transport may complete it by the channel's quiet
-constexpr uint8_t kReqInline = 1u << 2;  // put: the bytes are arg[] itself
+constexpr uint8_t kReqInline = 1u << 2;  // put, get: the bytes are arg[] itself
 
 constexpr size_t kSlotBytes = 64;
 constexpr size_t kInlineBytes = 32;  // arg[0..3]
@@ -264,16 +264,27 @@ XSHMEM_HD_INLINE int put(const state_t &s, channels_t *cs, int32_t ctx, int pe, 
 }
 
 // Get. nbi == false: on return dst holds the data. nbi == true: it does by the next quiet.
+// A blocking get of up to kInlineBytes lands in the request itself (kReqInline) and the producer
+// copies it to dst, so dst may be memory the proxy cannot write (a GPU thread's local variable).
 XSHMEM_HD_INLINE int get(const state_t &s, channels_t *cs, int32_t ctx, int pe, void *dst,
                          uint64_t remote, size_t nbytes, bool nbi = false) {
   detail::reservation v;
   if (!detail::reserve(s, cs, pick_channel(cs, ctx), &v)) return XSHMEM_ERR_TIMEOUT;
-  detail::header(v.r, kReqGet, nbi ? kReqNbi : kReqAck, pe);
+  const bool in_slot = !nbi && nbytes <= kInlineBytes;
+  detail::header(v.r, kReqGet, nbi ? kReqNbi : (in_slot ? kReqAck | kReqInline : kReqAck), pe);
   v.r->remote = remote;
   v.r->size = nbytes;
   v.r->arg[0] = reinterpret_cast<uintptr_t>(dst);
   detail::publish(v);
-  return nbi ? XSHMEM_SUCCESS : detail::await_ack(s, cs, v, nullptr);
+  if (nbi) return XSHMEM_SUCCESS;
+  if (!in_slot) return detail::await_ack(s, cs, v, nullptr);
+  if (!detail::wait_eq(s, &v.r->seq, v.ticket + 2)) return XSHMEM_ERR_TIMEOUT;
+  const int st = static_cast<int>(static_cast<int64_t>(v.r->remote));
+  const volatile unsigned char *from = reinterpret_cast<const volatile unsigned char *>(v.r->arg);
+  unsigned char *to = static_cast<unsigned char *>(dst);
+  for (size_t i = 0; i < nbytes; ++i) to[i] = from[i];
+  atomic::store_release(&v.r->seq, v.ticket + cs->slots);
+  return st;
 }
 
 // Atomic `op` (xshmem_amo_op_t) of type `type` (xshmem_amo_type_t: 4- and 8-byte integers,
@@ -321,12 +332,15 @@ XSHMEM_HD_INLINE int put_signal(const state_t &s, channels_t *cs, int32_t ctx, i
 
 // Fence on the channel of (ctx, calling thread): its earlier puts, atomics and signals to each
 // target are delivered before its later ones.
-XSHMEM_HD_INLINE int fence(const state_t &s, channels_t *cs, int32_t ctx) {
+XSHMEM_HD_INLINE int fence_channel(const state_t &s, channels_t *cs, uint32_t c) {
   detail::reservation v;
-  if (!detail::reserve(s, cs, pick_channel(cs, ctx), &v)) return XSHMEM_ERR_TIMEOUT;
+  if (!detail::reserve(s, cs, c, &v)) return XSHMEM_ERR_TIMEOUT;
   detail::header(v.r, kReqFence, 0, -1);
   detail::publish(v);
   return XSHMEM_SUCCESS;
+}
+XSHMEM_HD_INLINE int fence(const state_t &s, channels_t *cs, int32_t ctx) {
+  return fence_channel(s, cs, pick_channel(cs, ctx));
 }
 
 // Quiet of channel `c`: returns once every request issued on it before this call has completed
@@ -356,6 +370,6 @@ XSHMEM_HD_INLINE int quiet_all(const state_t &s, channels_t *cs) {
   return XSHMEM_SUCCESS;
 }
 
-}  // namespace xshmem::dev::proxy
+}  // namespace xshmem::dev::proxy::ring
 
 #endif  // XSHMEM_DEVICE_PROXY_RING_H

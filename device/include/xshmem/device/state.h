@@ -26,7 +26,7 @@
 // it was compiled against (XSHMEMI_REGISTER_DEVICE_STATE_SINK, <xshmem/device/cuda_api.h>), and
 // the runtime refuses a unit compiled against another layout, with one line naming it, before
 // any of its kernels can read the table. 0 stands for units built before layouts were numbered.
-#define XSHMEM_DEVICE_STATE_LAYOUT 1
+#define XSHMEM_DEVICE_STATE_LAYOUT 2
 // The layout this translation unit is compiled against: XSHMEM_DEVICE_STATE_LAYOUT, unless a
 // test builds a unit as if compiled against another (-DXSHMEM_DEVICE_STATE_LAYOUT_OVERRIDE=N).
 #if defined(XSHMEM_DEVICE_STATE_LAYOUT_OVERRIDE)
@@ -132,6 +132,10 @@ enum device_check_code : int32_t {
   // `addr` the word, `size` the value expected, `align` the value last seen, and the wait_* fields
   // below the rest.
   kDevWaitTimeout = 6,
+  // A PROXY-path request of a GPU thread failed (proxy.h): `op` is the call, `pe` the target,
+  // `align` the status (XSHMEM_ERR_TIMEOUT: a ring wait passed XSHMEM_WAIT_TIMEOUT), `size` the
+  // bytes.
+  kDevProxyFailed = 7,
 };
 // Which device call family met it (the diagnostic names it).
 enum device_check_op : int32_t {
@@ -144,6 +148,8 @@ enum device_check_op : int32_t {
   kDevOpAtomic,
   kDevOpPutSignal,
   kDevOpSignal,
+  kDevOpFence,
+  kDevOpQuiet,
 };
 struct device_error_t {
   uint32_t claimed;  // 0 -> 1 by the reporting thread
@@ -200,6 +206,10 @@ struct wait_timeout_t {
   uint64_t waited_ns = 0;       // how long it waited
 };
 
+namespace proxy::ring {
+struct channels_t;  // proxy_ring.h
+}
+
 struct state_t {
   // XSHMEM_DEVICE_STATE_LAYOUT of the library that filled the state (first, so that code of any
   // layout finds it), and a pad that keeps my_pe and n_pes one 8-byte load apart as before.
@@ -243,6 +253,16 @@ struct state_t {
   uint64_t wait_timeout_ns = 0;
   // Host only: reports a wait past the deadline and stops the job; does not return.
   void (*on_wait_timeout)(const wait_timeout_t *w) = nullptr;
+  // The proxy engine's channel rings (proxy_ring.h, core/src/proxy/) when GPU threads of this PE
+  // reach some peer by the PROXY path; NULL otherwise (CPU PEs: host threads call the transport
+  // directly). Each copy holds the address its threads use: the host's copy the host address,
+  // the device's copy the GPU's address of the same mapped host memory, which `proxy_device`
+  // carries for publish_state (layout 2).
+  proxy::ring::channels_t *proxy = nullptr;
+  proxy::ring::channels_t *proxy_device = nullptr;
+  // Host only: host threads use the rings too (XSHMEM_PROXY_HOST on a CPU PE), not the
+  // transports' operations directly.
+  int32_t host_rings = 0;
 };
 
 // Offset of a symmetric address; the same on every PE.
