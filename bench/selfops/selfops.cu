@@ -25,13 +25,13 @@
 #include <xshmem/xshmem.h>
 #include <xshmem/xshmemx.h>
 
-#define CK(call)                                                                        \
-  do {                                                                                  \
-    cudaError_t e_ = (call);                                                            \
-    if (e_ != cudaSuccess) {                                                            \
-      fprintf(stderr, "selfops: %s failed: %s\n", #call, cudaGetErrorString(e_));       \
-      exit(1);                                                                          \
-    }                                                                                   \
+#define CK(call)                                                                  \
+  do {                                                                            \
+    cudaError_t e_ = (call);                                                      \
+    if (e_ != cudaSuccess) {                                                      \
+      fprintf(stderr, "selfops: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
+      exit(1);                                                                    \
+    }                                                                             \
   } while (0)
 
 constexpr int kIters = 10000;
@@ -45,11 +45,13 @@ __device__ __forceinline__ unsigned long long gtimer() {
 }
 
 __global__ void fill(uint32_t *p, size_t n, uint32_t seed) {
-  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x)
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n;
+       i += size_t{gridDim.x} * blockDim.x)
     p[i] = static_cast<uint32_t>(i) * 2654435761u + seed;
 }
 __global__ void verify(const uint32_t *p, size_t n, uint32_t seed, unsigned *bad) {
-  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x)
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n;
+       i += size_t{gridDim.x} * blockDim.x)
     if (p[i] != static_cast<uint32_t>(i) * 2654435761u + seed) atomicAdd(bad, 1u);
 }
 __global__ void put_bw(uint8_t *dst, const uint8_t *src, size_t chunk, int pe) {
@@ -80,8 +82,8 @@ __global__ void fadd_lat(uint64_t *ctr, int pe, unsigned long long *ns, uint64_t
   ns[0] = gtimer() - t0;
   out[0] = v;
 }
-__global__ void psig_lat(uint64_t *inbox, const uint64_t *outbox, uint64_t *sig, uint64_t base, int pe,
-                         unsigned long long *ns) {
+__global__ void psig_lat(uint64_t *inbox, const uint64_t *outbox, uint64_t *sig, uint64_t base,
+                         int pe, unsigned long long *ns) {
   const unsigned long long t0 = gtimer();
   for (int i = 1; i <= kIters; ++i) {
     xshmem_putmem_signal(inbox, outbox, 8, sig, base + i, XSHMEM_SIGNAL_SET, pe);
@@ -126,9 +128,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "selfops: xshmem_malloc failed\n");
     return 1;
   }
-  Row rows[] = {{"put_bw_64MiB", "GB/s", {}},  {"get_bw_64MiB", "GB/s", {}},
-                {"p_lat", "ns", {}},           {"g_lat", "ns", {}},
-                {"fetch_add_lat", "ns", {}},   {"put_signal_lat_8B", "ns", {}},
+  Row rows[] = {{"put_bw_64MiB", "GB/s", {}},
+                {"get_bw_64MiB", "GB/s", {}},
+                {"p_lat", "ns", {}},
+                {"g_lat", "ns", {}},
+                {"fetch_add_lat", "ns", {}},
+                {"put_signal_lat_8B", "ns", {}},
                 {"barrier_all_block_lat", "ns", {}}};
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));

@@ -239,9 +239,9 @@ Status start_transports() {
                                     g_rt.local_rank, !heap_on_device()));
   // Job info 1.2: this PE's NIC, before any transport's init reads it (NULL when none).
   g_rt.job.nic = nics::my_nic().empty() ? nullptr : nics::my_nic().c_str();
-  // Channels: on a GPU PE (or a CPU PE with XSHMEM_PROXY_HOST) every proxy ring channel (XSHMEM_PROXY_CHANNELS) gets its own transport
-  // channel, and host contexts spread over them too; a CPU PE's threads call the transports
-  // directly and share one channel per transport.
+  // Channels: on a GPU PE (or a CPU PE with XSHMEM_PROXY_HOST) every proxy ring channel
+  // (XSHMEM_PROXY_CHANNELS) gets its own transport channel, and host contexts spread over them too;
+  // a CPU PE's threads call the transports directly and share one channel per transport.
   proxy::Options popts;
   g_rt.job.num_channels = 1;
   const bool want_proxy = heap_on_device() || config::get_bool("XSHMEM_PROXY_HOST");
