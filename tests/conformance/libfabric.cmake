@@ -1,6 +1,8 @@
 # Conformance over the libfabric transport (included at the end of CMakeLists.txt): every case
 # group at 2, 3 and 4 PEs over the tcp provider, and (XSHMEM_TEST_LIBFABRIC_SOCKETS=ON) at 2 PEs over
-# sockets, pinned to loopback.
+# sockets, pinned to loopback; the data-path groups again at 2 PEs over tcp through the staged path
+# (XSHMEM_LIBFABRIC_STAGED=1: host heaps, the protocol GPU heaps without FI_HMEM take), entries
+# conf.<group>.np2.libfabric_tcp_staged.
 # Entries conf.<group>.np<N>.libfabric_<provider>, labels "conformance;<group>;np<N>;
 # libfabric_<provider>" like the hostshm ones.
 if(NOT TARGET xshmem_transport_libfabric)
@@ -43,4 +45,27 @@ foreach(group IN LISTS XT_LF_GROUPS)
       RUN_SERIAL TRUE
       LABELS "conformance;${group};np${np};libfabric_${prov}")
   endforeach()
+endforeach()
+
+# The staged path: every put and get is a message per chunk served by the target's progress
+# thread, so element-wise strided calls (RMA-04: thousands of blocking round trips) take longer
+# than over RMA; XT_TEST_TIMEOUT gives each case 300 s instead of 120 s.
+set(XT_LF_STAGED_GROUPS rma amo sig ord p2p ctx)
+foreach(group IN LISTS XT_LF_STAGED_GROUPS)
+  if(NOT TARGET conf_${group})
+    continue()
+  endif()
+  set(heap ${XT_HEAP_${group}})
+  if(NOT heap)
+    set(heap 64M)
+  endif()
+  set(name conf.${group}.np2.libfabric_tcp_staged)
+  add_test(NAME ${name} COMMAND ${XT_LAUNCHER} -n 2 $<TARGET_FILE:conf_${group}>)
+  set_tests_properties(${name} PROPERTIES
+    ENVIRONMENT "${XT_LF_ENV};XSHMEM_LIBFABRIC_PROVIDER=tcp;XSHMEM_LIBFABRIC_STAGED=1;XSHMEM_SYMMETRIC_SIZE=${heap};XT_EXPECT_NPES=2;XT_TEST_TIMEOUT=300"
+    SKIP_RETURN_CODE 77
+    TIMEOUT 600
+    PROCESSORS 2
+    RUN_SERIAL TRUE
+    LABELS "conformance;${group};np2;libfabric_tcp_staged")
 endforeach()
