@@ -48,8 +48,11 @@ foreach(group IN LISTS XT_LF_GROUPS)
 endforeach()
 
 # The staged path: every put and get is a message per chunk served by the target's progress
-# thread, so element-wise strided calls (RMA-04: thousands of blocking round trips) take longer
-# than over RMA; XT_TEST_TIMEOUT gives each case 300 s instead of 120 s.
+# thread and acknowledged, so element-wise strided calls cost two messages per element: RMA-04
+# (iput/iget of up to 4099 elements, 6 variants) alone took 180 s of the rma row's 204 s on the
+# loaded 2-core machine, against 54 s over RMA. It is left out of the staged row (the strided
+# forms reach the transport as the same small puts and gets RMA-01..03 check); XT_TEST_TIMEOUT
+# gives each case 300 s instead of 120 s.
 set(XT_LF_STAGED_GROUPS rma amo sig ord p2p ctx)
 foreach(group IN LISTS XT_LF_STAGED_GROUPS)
   if(NOT TARGET conf_${group})
@@ -60,7 +63,11 @@ foreach(group IN LISTS XT_LF_STAGED_GROUPS)
     set(heap 64M)
   endif()
   set(name conf.${group}.np2.libfabric_tcp_staged)
-  add_test(NAME ${name} COMMAND ${XT_LAUNCHER} -n 2 $<TARGET_FILE:conf_${group}>)
+  set(filter "")
+  if(group STREQUAL "rma")
+    set(filter "~RMA-04*")
+  endif()
+  add_test(NAME ${name} COMMAND ${XT_LAUNCHER} -n 2 $<TARGET_FILE:conf_${group}> ${filter})
   set_tests_properties(${name} PROPERTIES
     ENVIRONMENT "${XT_LF_ENV};XSHMEM_LIBFABRIC_PROVIDER=tcp;XSHMEM_LIBFABRIC_STAGED=1;XSHMEM_SYMMETRIC_SIZE=${heap};XT_EXPECT_NPES=2;XT_TEST_TIMEOUT=300"
     SKIP_RETURN_CODE 77
