@@ -87,10 +87,11 @@ constexpr size_t kBounce = 1u << 20;
 constexpr uint32_t kMagicReq = 0x78666171;  // "xfaq"
 constexpr uint32_t kMagicRep = 0x78666172;
 // Staged path (heaps the provider cannot register): request codes beyond the atomic ones.
-constexpr uint16_t kOpStagedPut = 0x100;  // header + data; the target copies it into its heap
-constexpr uint16_t kOpStagedGet = 0x101;  // header; the reply carries the data
-constexpr int kStagedSlots = 64;          // put bounce buffers per channel (in flight at once)
-constexpr int kStagedServiceBufs = 64;    // receive and reply buffers per service endpoint
+constexpr uint16_t kOpStagedPut = 0x100;    // header + data; the target copies it into its heap
+constexpr uint16_t kOpStagedGet = 0x101;    // header; the reply carries the data
+constexpr uint16_t kOpStagedFlush = 0x102;  // reply once every earlier request is applied
+constexpr int kStagedSlots = 64;            // put bounce buffers per channel (in flight at once)
+constexpr int kStagedServiceBufs = 64;      // receive and reply buffers per service endpoint
 
 // Active message: an atomic or signal for the target's progress thread.
 struct AmReq {
@@ -488,6 +489,8 @@ struct Ctx {
   std::unique_ptr<MemAccess> access{new HostAccess()};  // the heap's; CUDA for GPU heaps
   void *serve_lane = nullptr;                           // the progress thread's copy stream
   bool pinned = false;                                  // the staged arenas are page-locked
+  std::vector<int32_t>
+      staged_err;  // [source pe]: first failed unacknowledged put (progress thread)
 };
 
 const char *fi_err(int r) {
@@ -629,9 +632,10 @@ int progress_channel(Ctx *c, Channel *ch) {
           if (bad && ch->failed_pe < 0) {
             ch->failed_pe = op->pe;
             ch->failed_why = std::string("the target refused the ") +
-                             (op->req.op == kOpStagedPut   ? "staged put"
-                              : op->req.op == kOpStagedGet ? "staged get"
-                                                           : "atomic") +
+                             (op->req.op == kOpStagedPut     ? "staged put"
+                              : op->req.op == kOpStagedGet   ? "staged get"
+                              : op->req.op == kOpStagedFlush ? "staged puts before this quiet"
+                                                             : "atomic") +
                              " (status " + std::to_string(b->rep.status) + ")";
           }
           // A staged get's data: from the reply buffer to the caller's (host or GPU) memory.
@@ -874,6 +878,20 @@ Channel *channel_of(Ctx *c, int channel) {
 
 // ---- RMA ----------------------------------------------------------------------------------------
 
+// A send whose completion says only that the buffer may be reused (FI_TRANSMIT_COMPLETE), not the
+// endpoint's default delivery complete: the staged protocol's replies say when the target has
+// the data, and a delivery-complete send would cost the provider an acknowledgement of its own.
+ssize_t send_transmit(fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t to, void *ctx) {
+  iovec iov{buf, len};
+  fi_msg msg{};
+  msg.msg_iov = &iov;
+  msg.desc = &desc;
+  msg.iov_count = 1;
+  msg.addr = to;
+  msg.context = ctx;
+  return fi_sendmsg(ep, &msg, FI_COMPLETION | FI_TRANSMIT_COMPLETE);
+}
+
 // The staged path: one message per chunk to the target's service endpoint. A put copies its piece
 // (host memcpy or a device-to-host copy) into one of the channel's bounce buffers and sends it as
 // header + data; the target's progress thread copies it into the heap and acknowledges. A get
@@ -892,8 +910,11 @@ xshmem_status_t staged_rma(Ctx *c, Channel *ch, int pe, uint64_t off, char *loca
   size_t done = 0;
   while (done < n) {
     const size_t len = std::min(n - done, c->chunk);
+    // In-order providers: a put gets no reply of its own; quiet, fence and put_signal send a
+    // flush request after it (flush_written) whose reply carries any failure.
+    const bool acked = !is_put || !c->sas_order;
     xshmem_status_t st = XSHMEM_SUCCESS;
-    if (ch->am_inflight >= kRepliesPerChannel)
+    if (acked && ch->am_inflight >= kRepliesPerChannel)
       st = wait_for(
           c, ch, [&] { return ch->am_inflight < kRepliesPerChannel; }, what, pe);
     if (!st && is_put && ch->free_slots.empty())
@@ -903,12 +924,16 @@ xshmem_status_t staged_rma(Ctx *c, Channel *ch, int pe, uint64_t off, char *loca
     Op *op;
     st = get_op(c, ch, pe, grp, grp_err, &op);
     if (st) return st;
-    op->am = true;
-    op->pending = 2;  // the send's completion and the reply
-    ++ch->am_inflight;
+    if (acked) {
+      op->am = true;
+      op->pending = 2;  // the send's completion and the reply
+      ++ch->am_inflight;
+    } else {
+      ch->written[pe] = 1;
+    }
     op->req = AmReq{kMagicReq,
                     is_put ? kOpStagedPut : kOpStagedGet,
-                    0,
+                    static_cast<uint16_t>(acked ? 1 : 0),
                     uint32_t(c->my_pe),
                     uint32_t(ch->index),
                     off + done,
@@ -939,7 +964,7 @@ xshmem_status_t staged_rma(Ctx *c, Channel *ch, int pe, uint64_t off, char *loca
       op->get_len = len;
     }
     st = post(
-        c, ch, op, [&] { return fi_send(ch->ep, msg, msg_len, desc, dest, op); }, what);
+        c, ch, op, [&] { return send_transmit(ch->ep, msg, msg_len, desc, dest, op); }, what);
     if (st) return st;
     done += len;
   }
@@ -1061,7 +1086,10 @@ xshmem_status_t lf_get(void *ctx, int channel, int pe, void *dst, uint64_t off, 
 // Reads one byte back from every peer written since the last flush: the puts injected without a
 // completion (providers with FI_ORDER_RAW) and, without delivery complete, every put (a write's
 // completion then says only that the data left). The read is ordered after those writes.
+xshmem_status_t flush_staged(Ctx *c, Channel *ch);
+
 xshmem_status_t flush_written(Ctx *c, Channel *ch) {
+  if (c->staged) return flush_staged(c, ch);
   static thread_local uint64_t sink;
   int group = 0, group_err = 0;
   for (int pe = 0; pe < c->n_pes; ++pe) {
@@ -1080,6 +1108,48 @@ xshmem_status_t flush_written(Ctx *c, Channel *ch) {
   }
   return wait_for(
       c, ch, [&] { return group == 0; }, "quiet", -1);
+}
+
+// The staged path's flush: one request to every peer with unacknowledged puts since the last
+// flush; the target's progress thread answers after applying every earlier request of this
+// channel (in-order delivery), with the first failure of those puts if there was one.
+xshmem_status_t flush_staged(Ctx *c, Channel *ch) {
+  int group = 0, group_err = 0;
+  for (int pe = 0; pe < c->n_pes; ++pe) {
+    if (!ch->written[pe]) continue;
+    ch->written[pe] = 0;
+    xshmem_status_t st = XSHMEM_SUCCESS;
+    if (ch->am_inflight >= kRepliesPerChannel)
+      st = wait_for(
+          c, ch, [&] { return ch->am_inflight < kRepliesPerChannel; }, "quiet", pe);
+    if (st) return st;
+    Op *op;
+    st = get_op(c, ch, pe, &group, &group_err, &op);
+    if (st) return st;
+    op->am = true;
+    op->pending = 2;
+    ++ch->am_inflight;
+    op->req = AmReq{kMagicReq,
+                    kOpStagedFlush,
+                    0,
+                    uint32_t(c->my_pe),
+                    uint32_t(ch->index),
+                    0,
+                    0,
+                    0,
+                    reinterpret_cast<uintptr_t>(op)};
+    fi_addr_t dest =
+        c->doms[ch->dom]->addr_s[size_t(pe) * kMaxDomains + ch->index % c->peer_nd[pe]];
+    void *desc = ch->pool_mr ? fi_mr_desc(ch->pool_mr) : nullptr;
+    st = post(
+        c, ch, op, [&] { return send_transmit(ch->ep, &op->req, sizeof op->req, desc, dest, op); },
+        "quiet");
+    if (st) return st;
+  }
+  xshmem_status_t st = wait_for(
+      c, ch, [&] { return group == 0; }, "quiet", -1);
+  if (st == XSHMEM_SUCCESS && group_err) return channel_failure(c, ch, "put", -1);
+  return st;
 }
 
 xshmem_status_t lf_quiet(void *ctx, int channel) {
@@ -1361,10 +1431,17 @@ int serve(Ctx *c, Domain *d) {
         // The data into the heap before the acknowledgement (remote completion).
         st = c->access->copy(c->serve_lane, c->heap_base + q.offset, b->buf + sizeof(AmReq),
                              q.operand);
+      } else if (q.op == kOpStagedFlush) {
+        st = static_cast<xshmem_status_t>(c->staged_err[q.src_pe]);
+        c->staged_err[q.src_pe] = XSHMEM_SUCCESS;
       } else if (!sget) {
         st = apply_amo(c, q, &value);
       }
       post_req(d, b);
+      if (sput && q.type == 0) {  // unacknowledged: the next flush from that pe reports it
+        if (st && !c->staged_err[q.src_pe]) c->staged_err[q.src_pe] = st;
+        continue;
+      }
       while (!d->free_sends && !c->stop.load(std::memory_order_relaxed)) serve(c, d);
       SendBuf *s = d->free_sends;
       if (!s) return static_cast<int>(n);
@@ -1380,7 +1457,7 @@ int serve(Ctx *c, Domain *d) {
       fi_addr_t to = d->addr_e[size_t(q.src_pe) * c->nch + q.src_chan];
       auto deadline = Clock::now() + std::chrono::milliseconds(c->timeout_ms);
       int r;
-      while ((r = static_cast<int>(fi_send(d->sep, s->buf, rep_len, s->desc, to, s))) ==
+      while ((r = static_cast<int>(send_transmit(d->sep, s->buf, rep_len, s->desc, to, s))) ==
                  -FI_EAGAIN &&
              Clock::now() < deadline)
         (void)fi_cq_read(d->scq, nullptr, 0);
@@ -1856,6 +1933,7 @@ xshmem_status_t lf_init(void **ctx) {
   if (c->timeout_ms <= 0) c->timeout_ms = 5000;
   c->latency_ns = static_cast<uint32_t>(g_svc->config_get_int("XSHMEM_LIBFABRIC_LATENCY_NS"));
   c->chunks.resize(kMaxChunks);
+  c->staged_err.assign(c->n_pes, XSHMEM_SUCCESS);
   xshmem_status_t st = setup(c);
   if (st) {
     destroy(c);

@@ -105,6 +105,7 @@ int main(int argc, char **argv) {
                size, chunk);
     }
   }
+  xshmem_barrier_all(); /* every PE has checked before the bench writes dst again */
   if (argc > 2 && strcmp(argv[2], "bench") == 0 && me == 0) {
     const int iters = 2000;
     double t0 = now();
