@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <xshmem/xshmem.h>
 
@@ -104,6 +105,48 @@ int main(int argc, char **argv) {
         printf("lf_staged: %s %zu bytes (chunk %zu): put and get ok\n", nbi ? "nbi" : "blocking",
                size, chunk);
     }
+  }
+  /* Remote completion of quiet: PE 0 puts 4 MiB (many chunks) to PE 1, quiets, then tells PE 1
+   * outside xshmem (a file; no message on the transport that could be ordered behind the data).
+   * PE 1 checks at once: every byte must be there when PE 0's quiet has returned. */
+  {
+    const size_t big = 4u << 20;
+    unsigned char *b = (unsigned char *)xshmem_malloc(big);
+    unsigned char *bsrc = (unsigned char *)malloc(big);
+    char flag[128];
+    snprintf(flag, sizeof flag, "/tmp/lf_staged.%d.quiet", (int)getppid());
+    if (me == 1) {
+      memset(b, kPoison, big);
+      unlink(flag);
+    }
+    for (size_t i = 0; i < big; ++i) bsrc[i] = pattern(0, big, i, 99);
+    xshmem_barrier_all();
+    if (me == 0 && n > 1) {
+      xshmem_putmem(b, bsrc, big, 1);
+      xshmem_quiet();
+      FILE *f = fopen(flag, "w");
+      if (f) fclose(f);
+    } else if (me == 1) {
+      const double t0 = now();
+      while (access(flag, F_OK) != 0 && now() - t0 < 20) usleep(100);
+      size_t bad = 0, first = 0;
+      for (size_t i = 0; i < big; ++i)
+        if (b[i] != bsrc[i] && bad++ == 0) first = i;
+      if (access(flag, F_OK) != 0) {
+        fprintf(stderr, "lf_staged: pe 1: pe 0 did not finish its 4 MiB put and quiet in 20 s\n");
+        ++fails;
+      } else if (bad) {
+        fprintf(stderr,
+                "lf_staged: pe 1: after pe 0's quiet returned, %zu of the 4 MiB it put had not "
+                "arrived (the first at byte %zu)\n",
+                bad, first);
+        ++fails;
+      } else {
+        printf("lf_staged: 4 MiB put complete at the target when quiet returned\n");
+      }
+      unlink(flag);
+    }
+    free(bsrc);
   }
   xshmem_barrier_all(); /* every PE has checked before the bench writes dst again */
   if (argc > 2 && strcmp(argv[2], "bench") == 0 && me == 0) {
