@@ -16,6 +16,9 @@
 // paths"): atomic with respect to hostshm's CPU atomics on the same location, so the table sets
 // XSHMEM_DATA_OPS_AMO_COHERENT. Every wait has a deadline (XSHMEM_LIBFABRIC_TIMEOUT) measured
 // from the last completion: a dead or frozen peer is an error naming it, never a hang.
+// Staged path (a GPU heap the provider cannot register, or XSHMEM_LIBFABRIC_STAGED): puts and gets
+// are chunk-sized messages to the target's progress thread, which copies between its heap and the
+// message through the heap access (MemAccess: memcpy, or CUDA driver copies); see staged_rma.
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
