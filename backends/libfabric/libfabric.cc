@@ -16,6 +16,9 @@
 // paths"): atomic with respect to hostshm's CPU atomics on the same location, so the table sets
 // XSHMEM_DATA_OPS_AMO_COHERENT. Every wait has a deadline (XSHMEM_LIBFABRIC_TIMEOUT) measured
 // from the last completion: a dead or frozen peer is an error naming it, never a hang.
+// Staged path (a GPU heap the provider cannot register, or XSHMEM_LIBFABRIC_STAGED): puts and gets
+// are chunk-sized messages to the target's progress thread, which copies between its heap and the
+// message through the heap access (MemAccess: memcpy, or CUDA driver copies); see staged_rma.
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -37,6 +40,7 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <xshmem/plugin/transport_v1.h>
@@ -67,6 +71,13 @@ const xshmem_config_entry_v1_t kConfig[] = {
     {"XSHMEM_LIBFABRIC_LATENCY_NS", XSHMEM_CONFIG_INT, "5000", nullptr,
      "cost the selector assumes for a small operation to a libfabric peer, in ns; above hostshm "
      "and nvlink so that they win on a host unless a transport is forced"},
+    {"XSHMEM_LIBFABRIC_STAGED", XSHMEM_CONFIG_BOOL, "0", nullptr,
+     "move puts and gets through pinned host bounce buffers and the target's progress thread even "
+     "where the provider could register the heap (the path GPU heaps take on providers without "
+     "FI_HMEM); set it to test that path on host heaps"},
+    {"XSHMEM_LIBFABRIC_STAGED_CHUNK", XSHMEM_CONFIG_SIZE, "64K", nullptr,
+     "largest piece of a staged put or get carried by one message (the size of every bounce and "
+     "receive buffer of the staged path); larger pieces cost memory, smaller ones messages"},
 };
 
 constexpr int kMaxDomains = 8;
@@ -78,6 +89,12 @@ constexpr int kServiceSends = 256;  // reply buffers per service endpoint
 constexpr size_t kBounce = 1u << 20;
 constexpr uint32_t kMagicReq = 0x78666171;  // "xfaq"
 constexpr uint32_t kMagicRep = 0x78666172;
+// Staged path (heaps the provider cannot register): request codes beyond the atomic ones.
+constexpr uint16_t kOpStagedPut = 0x100;    // header + data; the target copies it into its heap
+constexpr uint16_t kOpStagedGet = 0x101;    // header; the reply carries the data
+constexpr uint16_t kOpStagedFlush = 0x102;  // reply once every earlier request is applied
+constexpr int kStagedSlots = 64;            // put bounce buffers per channel (in flight at once)
+constexpr int kStagedServiceBufs = 64;      // receive and reply buffers per service endpoint
 
 // Active message: an atomic or signal for the target's progress thread.
 struct AmReq {
@@ -87,7 +104,7 @@ struct AmReq {
   uint32_t src_pe;
   uint32_t src_chan;
   uint64_t offset;
-  uint64_t operand;
+  uint64_t operand;  // staged put/get: the length
   uint64_t compare;
   uint64_t token;  // the initiator's Op
 };
@@ -112,24 +129,35 @@ struct Op {
   int *group_err = nullptr;  // where the call learns of a failure
   uint64_t value = 0;        // AM reply value
   bool am = false;
+  int slot = -1;            // staged put: the bounce buffer it holds until its reply
+  char *get_dst = nullptr;  // staged get: where the reply's data goes
+  size_t get_len = 0;
   AmReq req;
   Op *next_free = nullptr;
 };
 
+// Receive and send buffers: `buf` is the struct's own message (atomics only) or, on the staged
+// path, a chunk-sized buffer of the endpoint's arena; `desc` its registration (FI_MR_LOCAL).
 struct ReplyBuf {
   fi_context2 fctx;
   uint32_t kind = kReplyBuf;
+  char *buf = nullptr;
+  void *desc = nullptr;
   AmRep rep;
 };
 
 struct ReqBuf {
   fi_context2 fctx;
   uint32_t kind = kReqBuf;
+  char *buf = nullptr;
+  void *desc = nullptr;
   AmReq req;
 };
 struct SendBuf {
   fi_context2 fctx;
   uint32_t kind = kSendBuf;
+  char *buf = nullptr;
+  void *desc = nullptr;
   AmRep rep;
   SendBuf *next_free = nullptr;
 };
@@ -160,9 +188,12 @@ struct Domain {
   fid_cq *scq = nullptr;
   std::unique_ptr<ServicePool> pool;
   SendBuf *free_sends = nullptr;
-  fid_mr *pool_mr = nullptr;      // the pool, when the provider asks for local registration
-  std::vector<fi_addr_t> addr_s;  // [pe * kMaxDomains + d]: peer's service endpoint d
-  std::vector<fi_addr_t> addr_e;  // [pe * nch + c]: peer's channel endpoint c
+  fid_mr *pool_mr = nullptr;  // the pool, when the provider asks for local registration
+  std::vector<char> arena;    // staged: kStagedServiceBufs receive + reply buffers
+  fid_mr *arena_mr = nullptr;
+  size_t req_size = sizeof(AmReq);  // bytes a request buffer takes
+  std::vector<fi_addr_t> addr_s;    // [pe * kMaxDomains + d]: peer's service endpoint d
+  std::vector<fi_addr_t> addr_e;    // [pe * nch + c]: peer's channel endpoint c
 };
 
 // Operation contexts (which hold active-message requests) and reply buffers of a channel.
@@ -181,11 +212,237 @@ struct Channel {
   Op *free_ops = nullptr;
   fid_mr *pool_mr = nullptr, *bounce_mr = nullptr;
   std::vector<char> bounce;
+  std::vector<char> arena;  // staged: reply buffers, then kStagedSlots put bounce buffers
+  fid_mr *arena_mr = nullptr;
+  std::vector<int> free_slots;
+  void *lane = nullptr;  // the heap access's copy stream for this channel (CUDA), lazily
+  size_t rep_size = sizeof(AmRep);
   int outstanding = 0, am_inflight = 0;
   std::vector<int> pe_out;       // [pe]: operations in flight to pe
   std::vector<uint8_t> written;  // [pe]: written since the last flush (no delivery complete)
   int failed_pe = -1;            // a completion error seen, not yet reported
   std::string failed_why;
+};
+
+template <typename T>
+T apply_one(T *p, xshmem_amo_op_t op, T v, T cmp, bool *ok) {
+  switch (op) {
+    case XSHMEM_AMO_FETCH:
+      return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+    case XSHMEM_AMO_SET:
+      __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
+      return 0;
+    case XSHMEM_AMO_SWAP:
+      return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+    case XSHMEM_AMO_COMPARE_SWAP:
+      __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+      return cmp;
+    case XSHMEM_AMO_ADD:
+    case XSHMEM_AMO_FETCH_ADD:
+      return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+    case XSHMEM_AMO_AND:
+    case XSHMEM_AMO_FETCH_AND:
+      return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);
+    case XSHMEM_AMO_OR:
+    case XSHMEM_AMO_FETCH_OR:
+      return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
+    case XSHMEM_AMO_XOR:
+    case XSHMEM_AMO_FETCH_XOR:
+      return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);
+  }
+  *ok = false;
+  return 0;
+}
+
+// ---- heap access: how the progress thread (target) and the staged path (initiator) touch memory
+//
+// One interface for every copy and read-modify-write the transport does itself: the host
+// implementation uses memcpy and the CPU's atomic instructions (host heaps: atomic with respect to
+// hostshm's CPU atomics on the same word); the CUDA one (GPU heaps) uses the driver API through
+// services->cuda_driver_proc on a non-blocking stream per user (a kernel that waits for the data
+// does not hold the copy up), never linking libcuda. The staged protocol is the same over both.
+class MemAccess {
+ public:
+  virtual ~MemAccess() = default;
+  virtual const char *name() const = 0;
+  // A copy stream for one thread at a time (a channel, the progress thread); NULL for the host.
+  virtual void *lane_open() { return nullptr; }
+  virtual void lane_close(void *) {}
+  // Copies n bytes between any two pointers of this process (host or, CUDA, device memory).
+  virtual xshmem_status_t copy(void *lane, void *dst, const void *src, size_t n) = 0;
+  // The atomic `op` on the aligned 4-byte (wide: 8-byte) word at p; *old gets the old value.
+  virtual xshmem_status_t amo(void *lane, void *p, bool wide, xshmem_amo_op_t op, uint64_t v,
+                              uint64_t cmp, uint64_t *old) = 0;
+  // Page-locks a host buffer for fast device copies (bounce and landing buffers).
+  virtual void pin(void *, size_t) {}
+  virtual void unpin(void *) {}
+};
+
+class HostAccess final : public MemAccess {
+ public:
+  const char *name() const override { return "host (memcpy, CPU atomics)"; }
+  xshmem_status_t copy(void *, void *dst, const void *src, size_t n) override {
+    memcpy(dst, src, n);
+    return XSHMEM_SUCCESS;
+  }
+  xshmem_status_t amo(void *, void *p, bool wide, xshmem_amo_op_t op, uint64_t v, uint64_t cmp,
+                      uint64_t *old) override {
+    bool ok = true;
+    if (wide)
+      *old = apply_one(static_cast<uint64_t *>(p), op, v, cmp, &ok);
+    else
+      *old = apply_one(static_cast<uint32_t *>(p), op, static_cast<uint32_t>(v),
+                       static_cast<uint32_t>(cmp), &ok);
+    return ok ? XSHMEM_SUCCESS : XSHMEM_ERR_INVALID;
+  }
+};
+
+// The driver API subset the CUDA implementation uses, declared here (no CUDA headers in a
+// CPU build); signatures as in the CUDA 12.0 driver ABI cuda_driver_proc returns.
+using CUresult = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = void *;
+using CUstream = void *;
+using CUdevice = int;
+constexpr unsigned kCuStreamNonBlocking = 1;     // CU_STREAM_NON_BLOCKING
+constexpr unsigned kCuHostRegisterPortable = 1;  // CU_MEMHOSTREGISTER_PORTABLE
+constexpr int kCuPointerAttrMemoryType = 2;      // CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+constexpr unsigned kCuMemoryTypeDevice = 2;      // CU_MEMORYTYPE_DEVICE
+
+class CudaAccess final : public MemAccess {
+ public:
+  // Looks the entry points up and retains device `dev`'s primary context; NULL and a log line
+  // naming the missing symbol when the driver cannot be used.
+  static std::unique_ptr<CudaAccess> open(const xshmem_core_services_v1_t *svc, int dev,
+                                          const char *base, size_t size) {
+    std::unique_ptr<CudaAccess> a(new CudaAccess());
+    a->base_ = base;
+    a->size_ = size;
+    if (!XSHMEM_SERVICES_HAS(svc, cuda_driver_proc)) {
+      XSHMEM_PLOG(svc, XSHMEM_LOG_ERROR, kName,
+                  "the GPU heap needs the CUDA driver, but the core has no cuda_driver_proc "
+                  "service (core older than services 1.1); use XSHMEM_HEAP=host");
+      return nullptr;
+    }
+    const char *missing = nullptr;
+    auto get = [&](auto &fn, const char *sym) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(svc->cuda_driver_proc(sym));
+      if (!fn && !missing) missing = sym;
+    };
+    get(a->DeviceGet, "cuDeviceGet");
+    get(a->PrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    get(a->PrimaryCtxRelease, "cuDevicePrimaryCtxRelease");
+    get(a->CtxSetCurrent, "cuCtxSetCurrent");
+    get(a->StreamCreate, "cuStreamCreate");
+    get(a->StreamDestroy, "cuStreamDestroy");
+    get(a->StreamSynchronize, "cuStreamSynchronize");
+    get(a->MemcpyAsync, "cuMemcpyAsync");
+    get(a->MemHostRegister, "cuMemHostRegister");
+    get(a->MemHostUnregister, "cuMemHostUnregister");
+    get(a->PointerGetAttribute, "cuPointerGetAttribute");
+    if (missing) {
+      XSHMEM_PLOG(svc, XSHMEM_LOG_ERROR, kName,
+                  "the GPU heap needs CUDA driver entry point %s, which cuda_driver_proc does not "
+                  "give (no driver, or a core built without CUDA); use XSHMEM_HEAP=host",
+                  missing);
+      return nullptr;
+    }
+    CUresult r = a->DeviceGet(&a->dev_, dev < 0 ? 0 : dev);
+    if (!r) r = a->PrimaryCtxRetain(&a->ctx_, a->dev_);
+    if (r) {
+      XSHMEM_PLOG(svc, XSHMEM_LOG_ERROR, kName,
+                  "cuDevicePrimaryCtxRetain for GPU %d failed (CUresult %d): the GPU heap cannot "
+                  "be accessed by the transport's threads",
+                  dev, r);
+      return nullptr;
+    }
+    a->retained_ = true;
+    return a;
+  }
+  ~CudaAccess() override {
+    if (retained_) PrimaryCtxRelease(dev_);
+  }
+  const char *name() const override { return "CUDA (driver copies on a non-blocking stream)"; }
+  void *lane_open() override {
+    bind();
+    CUstream s = nullptr;
+    if (StreamCreate(&s, kCuStreamNonBlocking)) return nullptr;
+    return s;
+  }
+  void lane_close(void *lane) override {
+    if (!lane) return;
+    bind();
+    (void)StreamDestroy(static_cast<CUstream>(lane));
+  }
+  xshmem_status_t copy(void *lane, void *dst, const void *src, size_t n) override {
+    if (n == 0) return XSHMEM_SUCCESS;
+    if (!is_device(dst) && !is_device(src)) {
+      memcpy(dst, src, n);
+      return XSHMEM_SUCCESS;
+    }
+    bind();
+    CUstream s = static_cast<CUstream>(lane);
+    CUresult r =
+        MemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n, s);
+    if (!r) r = StreamSynchronize(s);
+    return r ? XSHMEM_ERR_IO : XSHMEM_SUCCESS;
+  }
+  // Word out, modified on the CPU, back: atomic with respect to every other atomic this PE's
+  // progress thread executes (it is the only executor of NIC-path atomics), not with respect to
+  // GPU atomics of kernels or NVLink peers on the same word (docs/semantics.md).
+  xshmem_status_t amo(void *lane, void *p, bool wide, xshmem_amo_op_t op, uint64_t v, uint64_t cmp,
+                      uint64_t *old) override {
+    const size_t w = wide ? 8 : 4;
+    uint64_t word = 0;
+    xshmem_status_t st = copy(lane, &word, p, w);
+    if (st) return st;
+    uint64_t before = word;
+    HostAccess host;
+    st = host.amo(nullptr, &word, wide, op, v, cmp, old);
+    if (st) return st;
+    if (word != before) st = copy(lane, p, &word, w);
+    return st;
+  }
+  void pin(void *p, size_t n) override {
+    bind();
+    (void)MemHostRegister(p, n, kCuHostRegisterPortable);  // unpinned still works, more slowly
+  }
+  void unpin(void *p) override {
+    bind();
+    (void)MemHostUnregister(p);
+  }
+
+ private:
+  CudaAccess() = default;
+  void bind() {
+    thread_local CUcontext bound = nullptr;
+    if (bound != ctx_ && CtxSetCurrent(ctx_) == 0) bound = ctx_;
+  }
+  bool is_device(const void *p) {
+    const char *a = static_cast<const char *>(p);
+    if (a >= base_ && a < base_ + size_) return true;
+    unsigned type = 0;
+    bind();
+    return PointerGetAttribute(&type, kCuPointerAttrMemoryType, reinterpret_cast<CUdeviceptr>(p)) ==
+               0 &&
+           type == kCuMemoryTypeDevice;
+  }
+  const char *base_ = nullptr;
+  size_t size_ = 0;
+  CUdevice dev_ = 0;
+  CUcontext ctx_ = nullptr;
+  bool retained_ = false;
+  CUresult (*DeviceGet)(CUdevice *, int) = nullptr;
+  CUresult (*PrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
+  CUresult (*PrimaryCtxRelease)(CUdevice) = nullptr;
+  CUresult (*CtxSetCurrent)(CUcontext) = nullptr;
+  CUresult (*StreamCreate)(CUstream *, unsigned) = nullptr;
+  CUresult (*StreamDestroy)(CUstream) = nullptr;
+  CUresult (*StreamSynchronize)(CUstream) = nullptr;
+  CUresult (*MemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream) = nullptr;
+  CUresult (*MemHostRegister)(void *, size_t, unsigned) = nullptr;
+  CUresult (*MemHostUnregister)(void *) = nullptr;
+  CUresult (*PointerGetAttribute)(void *, int, CUdeviceptr) = nullptr;
 };
 
 struct Registered {
@@ -210,6 +467,7 @@ struct Ctx {
   size_t max_msg = SIZE_MAX;
   size_t inject = 0;  // tx_attr->inject_size: puts this small are copied by the provider at once
   bool raw_order = false;  // reads after writes to one target are ordered (FI_ORDER_RAW)
+  bool sas_order = false;  // sends to one target arrive in order (FI_ORDER_SAS)
   char *heap_base = nullptr;
   size_t heap_size = 0;
   int heap_device = -1;
@@ -227,6 +485,15 @@ struct Ctx {
   std::string async_err;  // first asynchronous failure, for error_query
   xshmem_status_t async_st = XSHMEM_SUCCESS;
   uint32_t latency_ns = 5000, bandwidth_mbps = 1000;
+  // Staged path: RMA to every PE's heap goes through messages and the target's progress thread
+  // (some PE's heap is on a GPU its provider cannot register, or XSHMEM_LIBFABRIC_STAGED).
+  bool staged = false;
+  size_t chunk = 64 * 1024;  // XSHMEM_LIBFABRIC_STAGED_CHUNK, at most max_msg less a header
+  std::unique_ptr<MemAccess> access{new HostAccess()};  // the heap's; CUDA for GPU heaps
+  void *serve_lane = nullptr;                           // the progress thread's copy stream
+  bool pinned = false;                                  // the staged arenas are page-locked
+  std::vector<int32_t>
+      staged_err;  // [source pe]: first failed unacknowledged put (progress thread)
 };
 
 const char *fi_err(int r) {
@@ -325,18 +592,26 @@ void op_finish(Channel *ch, Op *op, bool failed) {
   --ch->outstanding;
   if (op->pe >= 0) --ch->pe_out[op->pe];
   if (op->am) --ch->am_inflight;
+  if (op->slot >= 0) ch->free_slots.push_back(op->slot);
+  op->slot = -1;
+  op->get_dst = nullptr;
   op->next_free = ch->free_ops;
   ch->free_ops = op;
 }
 
 void repost_reply(Ctx *c, Channel *ch, ReplyBuf *b) {
-  void *desc = ch->pool_mr ? fi_mr_desc(ch->pool_mr) : nullptr;
   int r;
-  while ((r = static_cast<int>(fi_recv(ch->ep, &b->rep, sizeof b->rep, desc, FI_ADDR_UNSPEC, b))) ==
-         -FI_EAGAIN)
+  while ((r = static_cast<int>(
+              fi_recv(ch->ep, b->buf, ch->rep_size, b->desc, FI_ADDR_UNSPEC, b))) == -FI_EAGAIN)
     (void)fi_cq_read(ch->cq, nullptr, 0);
   if (r) FLOG(XSHMEM_LOG_ERROR, "channel %d: cannot post a reply buffer: %s", ch->index, fi_err(r));
   (void)c;
+}
+
+// The channel's copy stream (CUDA heap access), opened on first use under the channel's mutex.
+void *channel_lane(Ctx *c, Channel *ch) {
+  if (!ch->lane) ch->lane = c->access->lane_open();
+  return ch->lane;
 }
 
 // Reads the channel's completion queue once; returns the number of completions (errors count).
@@ -351,6 +626,7 @@ int progress_channel(Ctx *c, Channel *ch) {
         op_finish(ch, static_cast<Op *>(ent[i].op_context), false);
       } else if (kind == kReplyBuf) {
         ReplyBuf *b = static_cast<ReplyBuf *>(ent[i].op_context);
+        memcpy(&b->rep, b->buf, sizeof b->rep);
         Op *op = reinterpret_cast<Op *>(static_cast<uintptr_t>(b->rep.token));
         if (b->rep.magic == kMagicRep && op >= ch->pool->ops &&
             op < ch->pool->ops + kOpsPerChannel) {
@@ -358,8 +634,24 @@ int progress_channel(Ctx *c, Channel *ch) {
           bool bad = b->rep.status != XSHMEM_SUCCESS;
           if (bad && ch->failed_pe < 0) {
             ch->failed_pe = op->pe;
-            ch->failed_why =
-                "the target refused the atomic (status " + std::to_string(b->rep.status) + ")";
+            ch->failed_why = std::string("the target refused the ") +
+                             (op->req.op == kOpStagedPut     ? "staged put"
+                              : op->req.op == kOpStagedGet   ? "staged get"
+                              : op->req.op == kOpStagedFlush ? "staged puts before this quiet"
+                                                             : "atomic") +
+                             " (status " + std::to_string(b->rep.status) + ")";
+          }
+          // A staged get's data: from the reply buffer to the caller's (host or GPU) memory.
+          if (!bad && op->get_dst &&
+              c->access->copy(channel_lane(c, ch), op->get_dst, b->buf + sizeof(AmRep),
+                              op->get_len) != XSHMEM_SUCCESS) {
+            bad = true;
+            if (ch->failed_pe < 0) {
+              ch->failed_pe = op->pe;
+              ch->failed_why =
+                  std::string("copying a staged get's data into local memory failed (") +
+                  c->access->name() + ")";
+            }
           }
           op_finish(ch, op, bad);
         } else {
@@ -589,6 +881,103 @@ Channel *channel_of(Ctx *c, int channel) {
 
 // ---- RMA ----------------------------------------------------------------------------------------
 
+// A send whose completion says only that the buffer may be reused (FI_TRANSMIT_COMPLETE), not the
+// endpoint's default delivery complete: the staged protocol's replies say when the target has
+// the data, and a delivery-complete send would cost the provider an acknowledgement of its own.
+ssize_t send_transmit(fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t to, void *ctx) {
+  iovec iov{buf, len};
+  fi_msg msg{};
+  msg.msg_iov = &iov;
+  msg.desc = &desc;
+  msg.iov_count = 1;
+  msg.addr = to;
+  msg.context = ctx;
+  return fi_sendmsg(ep, &msg, FI_COMPLETION | FI_TRANSMIT_COMPLETE);
+}
+
+// The staged path: one message per chunk to the target's service endpoint. A put copies its piece
+// (host memcpy or a device-to-host copy) into one of the channel's bounce buffers and sends it as
+// header + data; the target's progress thread copies it into the heap and acknowledges. A get
+// sends a header; the reply carries the data, copied out when the channel reads it. Every piece
+// is an operation awaiting its reply, so a blocking call returns, and quiet or fence return, when
+// the target has copied (remote completion), and put_signal's signal follows its data.
+xshmem_status_t staged_rma(Ctx *c, Channel *ch, int pe, uint64_t off, char *local, size_t n,
+                           bool is_put, bool nbi, const char *what) {
+  // A put's source is free once copied into the bounce buffers: with sends delivered in order
+  // (FI_ORDER_SAS) the target applies every later request of this channel after it, so a
+  // blocking put returns once posted and completes, like an nbi one, by quiet or fence.
+  if (is_put && c->sas_order) nbi = true;
+  int group = 0, group_err = 0;
+  int *grp = nbi ? nullptr : &group, *grp_err = nbi ? nullptr : &group_err;
+  fi_addr_t dest = c->doms[ch->dom]->addr_s[size_t(pe) * kMaxDomains + ch->index % c->peer_nd[pe]];
+  size_t done = 0;
+  while (done < n) {
+    const size_t len = std::min(n - done, c->chunk);
+    // In-order providers: a put gets no reply of its own; quiet, fence and put_signal send a
+    // flush request after it (flush_written) whose reply carries any failure.
+    const bool acked = !is_put || !c->sas_order;
+    xshmem_status_t st = XSHMEM_SUCCESS;
+    if (acked && ch->am_inflight >= kRepliesPerChannel)
+      st = wait_for(
+          c, ch, [&] { return ch->am_inflight < kRepliesPerChannel; }, what, pe);
+    if (!st && is_put && ch->free_slots.empty())
+      st = wait_for(
+          c, ch, [&] { return !ch->free_slots.empty(); }, what, pe);
+    if (st) return st;
+    Op *op;
+    st = get_op(c, ch, pe, grp, grp_err, &op);
+    if (st) return st;
+    if (acked) {
+      op->am = true;
+      op->pending = 2;  // the send's completion and the reply
+      ++ch->am_inflight;
+    } else {
+      ch->written[pe] = 1;
+    }
+    op->req = AmReq{kMagicReq,
+                    is_put ? kOpStagedPut : kOpStagedGet,
+                    static_cast<uint16_t>(acked ? 1 : 0),
+                    uint32_t(c->my_pe),
+                    uint32_t(ch->index),
+                    off + done,
+                    len,
+                    0,
+                    reinterpret_cast<uintptr_t>(op)};
+    char *msg = reinterpret_cast<char *>(&op->req);
+    size_t msg_len = sizeof(AmReq);
+    void *desc = ch->pool_mr ? fi_mr_desc(ch->pool_mr) : nullptr;
+    if (is_put) {
+      op->slot = ch->free_slots.back();
+      ch->free_slots.pop_back();
+      msg = ch->arena.data() + (size_t(kRepliesPerChannel) * ch->rep_size) +
+            size_t(op->slot) * (sizeof(AmReq) + c->chunk);
+      memcpy(msg, &op->req, sizeof(AmReq));
+      msg_len += len;
+      desc = ch->arena_mr ? fi_mr_desc(ch->arena_mr) : nullptr;
+      if (c->access->copy(channel_lane(c, ch), msg + sizeof(AmReq), local + done, len)) {
+        FLOG(XSHMEM_LOG_ERROR,
+             "%s to pe %d: copying %zu bytes at %p into a bounce buffer failed (%s memory access)",
+             what, pe, len, static_cast<void *>(local + done), c->access->name());
+        op->pending = 1;
+        op_finish(ch, op, true);
+        return XSHMEM_ERR_IO;
+      }
+    } else {
+      op->get_dst = local + done;
+      op->get_len = len;
+    }
+    st = post(
+        c, ch, op, [&] { return send_transmit(ch->ep, msg, msg_len, desc, dest, op); }, what);
+    if (st) return st;
+    done += len;
+  }
+  if (nbi) return XSHMEM_SUCCESS;
+  xshmem_status_t st = wait_for(
+      c, ch, [&] { return group == 0; }, what, pe);
+  if (st == XSHMEM_SUCCESS && group_err) return channel_failure(c, ch, what, pe);
+  return st;
+}
+
 // One RMA call: writes (is_put) or reads, split at chunk ends and max_msg_size; blocking unless
 // nbi. Local buffers the provider must know but that are not registered go through the bounce.
 xshmem_status_t rma(Ctx *c, int channel, int pe, uint64_t off, char *local, size_t n, bool is_put,
@@ -602,6 +991,7 @@ xshmem_status_t rma(Ctx *c, int channel, int pe, uint64_t off, char *local, size
   }
   Channel *ch = channel_of(c, channel);
   std::lock_guard<std::mutex> g(ch->mu);
+  if (c->staged) return staged_rma(c, ch, pe, off, local, n, is_put, nbi, what);
   bool registered = true;
   void *desc = nullptr;
   if (c->mr_local || c->hmem) desc = local_desc(c, local, n, ch->dom, &registered);
@@ -699,7 +1089,10 @@ xshmem_status_t lf_get(void *ctx, int channel, int pe, void *dst, uint64_t off, 
 // Reads one byte back from every peer written since the last flush: the puts injected without a
 // completion (providers with FI_ORDER_RAW) and, without delivery complete, every put (a write's
 // completion then says only that the data left). The read is ordered after those writes.
+xshmem_status_t flush_staged(Ctx *c, Channel *ch);
+
 xshmem_status_t flush_written(Ctx *c, Channel *ch) {
+  if (c->staged) return flush_staged(c, ch);
   static thread_local uint64_t sink;
   int group = 0, group_err = 0;
   for (int pe = 0; pe < c->n_pes; ++pe) {
@@ -718,6 +1111,48 @@ xshmem_status_t flush_written(Ctx *c, Channel *ch) {
   }
   return wait_for(
       c, ch, [&] { return group == 0; }, "quiet", -1);
+}
+
+// The staged path's flush: one request to every peer with unacknowledged puts since the last
+// flush; the target's progress thread answers after applying every earlier request of this
+// channel (in-order delivery), with the first failure of those puts if there was one.
+xshmem_status_t flush_staged(Ctx *c, Channel *ch) {
+  int group = 0, group_err = 0;
+  for (int pe = 0; pe < c->n_pes; ++pe) {
+    if (!ch->written[pe]) continue;
+    ch->written[pe] = 0;
+    xshmem_status_t st = XSHMEM_SUCCESS;
+    if (ch->am_inflight >= kRepliesPerChannel)
+      st = wait_for(
+          c, ch, [&] { return ch->am_inflight < kRepliesPerChannel; }, "quiet", pe);
+    if (st) return st;
+    Op *op;
+    st = get_op(c, ch, pe, &group, &group_err, &op);
+    if (st) return st;
+    op->am = true;
+    op->pending = 2;
+    ++ch->am_inflight;
+    op->req = AmReq{kMagicReq,
+                    kOpStagedFlush,
+                    0,
+                    uint32_t(c->my_pe),
+                    uint32_t(ch->index),
+                    0,
+                    0,
+                    0,
+                    reinterpret_cast<uintptr_t>(op)};
+    fi_addr_t dest =
+        c->doms[ch->dom]->addr_s[size_t(pe) * kMaxDomains + ch->index % c->peer_nd[pe]];
+    void *desc = ch->pool_mr ? fi_mr_desc(ch->pool_mr) : nullptr;
+    st = post(
+        c, ch, op, [&] { return send_transmit(ch->ep, &op->req, sizeof op->req, desc, dest, op); },
+        "quiet");
+    if (st) return st;
+  }
+  xshmem_status_t st = wait_for(
+      c, ch, [&] { return group == 0; }, "quiet", -1);
+  if (st == XSHMEM_SUCCESS && group_err) return channel_failure(c, ch, "put", -1);
+  return st;
 }
 
 xshmem_status_t lf_quiet(void *ctx, int channel) {
@@ -752,34 +1187,18 @@ bool fetching(xshmem_amo_op_t op) {
   }
 }
 
-template <typename T>
-T apply_one(T *p, xshmem_amo_op_t op, T v, T cmp, bool *ok) {
-  switch (op) {
-    case XSHMEM_AMO_FETCH:
-      return __atomic_load_n(p, __ATOMIC_SEQ_CST);
-    case XSHMEM_AMO_SET:
-      __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
-      return 0;
-    case XSHMEM_AMO_SWAP:
-      return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
-    case XSHMEM_AMO_COMPARE_SWAP:
-      __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-      return cmp;
-    case XSHMEM_AMO_ADD:
-    case XSHMEM_AMO_FETCH_ADD:
-      return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
-    case XSHMEM_AMO_AND:
-    case XSHMEM_AMO_FETCH_AND:
-      return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);
-    case XSHMEM_AMO_OR:
-    case XSHMEM_AMO_FETCH_OR:
-      return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
-    case XSHMEM_AMO_XOR:
-    case XSHMEM_AMO_FETCH_XOR:
-      return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);
+// Whether [off, off+n) of this PE's heap lies in committed (registered or recorded) chunks.
+bool committed(const Ctx *c, uint64_t off, uint64_t n) {
+  if (off > c->heap_size || n > c->heap_size - off) return false;
+  while (n > 0) {
+    int k = find_chunk(c, off);
+    if (k < 0) return false;
+    const uint64_t room = c->chunks[k].offset + c->chunks[k].size - off;
+    if (room >= n) return true;
+    off += room;
+    n -= room;
   }
-  *ok = false;
-  return 0;
+  return true;
 }
 
 // Executes one request on this PE's heap (the progress thread). Floating-point types take only
@@ -792,18 +1211,9 @@ xshmem_status_t apply_amo(Ctx *c, const AmReq &q, uint64_t *out) {
   if ((q.type == XSHMEM_AMO_F32 || q.type == XSHMEM_AMO_F64) && q.op != XSHMEM_AMO_FETCH &&
       q.op != XSHMEM_AMO_SET && q.op != XSHMEM_AMO_SWAP)
     return XSHMEM_ERR_UNSUPPORTED;
-  if (q.offset + w > c->heap_size || q.offset % w) return XSHMEM_ERR_INVALID;
-  if (c->heap_kind != XSHMEM_MEM_HOST) return XSHMEM_ERR_UNSUPPORTED;
-  bool ok = true;
-  const xshmem_amo_op_t op = static_cast<xshmem_amo_op_t>(q.op);
-  if (wide) {
-    *out = apply_one(reinterpret_cast<uint64_t *>(c->heap_base + q.offset), op, q.operand,
-                     q.compare, &ok);
-  } else {
-    *out = apply_one(reinterpret_cast<uint32_t *>(c->heap_base + q.offset), op,
-                     static_cast<uint32_t>(q.operand), static_cast<uint32_t>(q.compare), &ok);
-  }
-  return ok ? XSHMEM_SUCCESS : XSHMEM_ERR_INVALID;
+  if (!committed(c, q.offset, w) || q.offset % w) return XSHMEM_ERR_INVALID;
+  return c->access->amo(c->serve_lane, c->heap_base + q.offset, wide,
+                        static_cast<xshmem_amo_op_t>(q.op), q.operand, q.compare, out);
 }
 
 xshmem_status_t amo_locked(Ctx *c, Channel *ch, int pe, uint64_t off, xshmem_amo_op_t op,
@@ -855,7 +1265,6 @@ xshmem_status_t lf_amo(void *ctx, int channel, int pe, uint64_t off, xshmem_amo_
                        xshmem_amo_type_t type, uint64_t operand, uint64_t compare,
                        uint64_t *fetched, uint32_t flags) {
   Ctx *c = static_cast<Ctx *>(ctx);
-  if (c->heap_kind != XSHMEM_MEM_HOST) return XSHMEM_ERR_UNSUPPORTED;
   Channel *ch = channel_of(c, channel);
   std::lock_guard<std::mutex> g(ch->mu);
   return amo_locked(c, ch, pe, off, op, type, operand, compare, fetched,
@@ -976,9 +1385,8 @@ xshmem_status_t lf_error_query(void *ctx, char *buf, size_t len) {
 // ---------------------------------------------------------
 
 void post_req(Domain *d, ReqBuf *b) {
-  void *desc = d->pool_mr ? fi_mr_desc(d->pool_mr) : nullptr;
   int r;
-  while ((r = static_cast<int>(fi_recv(d->sep, &b->req, sizeof b->req, desc, FI_ADDR_UNSPEC, b))) ==
+  while ((r = static_cast<int>(fi_recv(d->sep, b->buf, d->req_size, b->desc, FI_ADDR_UNSPEC, b))) ==
          -FI_EAGAIN)
     (void)fi_cq_read(d->scq, nullptr, 0);
   if (r)
@@ -1001,25 +1409,58 @@ int serve(Ctx *c, Domain *d) {
       }
       if (kind != kReqBuf) continue;
       ReqBuf *b = static_cast<ReqBuf *>(ent[i].op_context);
-      AmReq q = b->req;
-      post_req(d, b);
+      AmReq q;
+      memcpy(&q, b->buf, sizeof q);
       if (q.magic != kMagicReq || q.src_pe >= uint32_t(c->n_pes) ||
           q.src_chan >= uint32_t(c->nch)) {
+        post_req(d, b);
         FLOG(XSHMEM_LOG_ERROR, "a malformed request arrived on the service endpoint; ignored");
         continue;
       }
+      const bool sput = q.op == kOpStagedPut, sget = q.op == kOpStagedGet;
+      if (!c->serve_lane && c->access) c->serve_lane = c->access->lane_open();
       uint64_t value = 0;
-      xshmem_status_t st = apply_amo(c, q, &value);
+      xshmem_status_t st = XSHMEM_SUCCESS;
+      if ((sput || sget) && (!c->staged || q.operand > c->chunk)) {
+        st = XSHMEM_ERR_INVALID;
+      } else if ((sput || sget) && !committed(c, q.offset, q.operand)) {
+        FLOG(XSHMEM_LOG_ERROR,
+             "staged %s from pe %u: heap offset %llu + %llu bytes is outside this pe's (%d) "
+             "committed heap; refused",
+             sput ? "put" : "get", q.src_pe, static_cast<unsigned long long>(q.offset),
+             static_cast<unsigned long long>(q.operand), c->my_pe);
+        st = XSHMEM_ERR_INVALID;
+      } else if (sput) {
+        // The data into the heap before the acknowledgement (remote completion).
+        st = c->access->copy(c->serve_lane, c->heap_base + q.offset, b->buf + sizeof(AmReq),
+                             q.operand);
+      } else if (q.op == kOpStagedFlush) {
+        st = static_cast<xshmem_status_t>(c->staged_err[q.src_pe]);
+        c->staged_err[q.src_pe] = XSHMEM_SUCCESS;
+      } else if (!sget) {
+        st = apply_amo(c, q, &value);
+      }
+      post_req(d, b);
+      if (sput && q.type == 0) {  // unacknowledged: the next flush from that pe reports it
+        if (st && !c->staged_err[q.src_pe]) c->staged_err[q.src_pe] = st;
+        continue;
+      }
       while (!d->free_sends && !c->stop.load(std::memory_order_relaxed)) serve(c, d);
       SendBuf *s = d->free_sends;
       if (!s) return static_cast<int>(n);
       d->free_sends = s->next_free;
+      size_t rep_len = sizeof(AmRep);
+      if (sget && st == XSHMEM_SUCCESS) {
+        st = c->access->copy(c->serve_lane, s->buf + sizeof(AmRep), c->heap_base + q.offset,
+                             q.operand);
+        if (st == XSHMEM_SUCCESS) rep_len += q.operand;
+      }
       s->rep = AmRep{kMagicRep, st, q.token, value};
+      memcpy(s->buf, &s->rep, sizeof s->rep);
       fi_addr_t to = d->addr_e[size_t(q.src_pe) * c->nch + q.src_chan];
-      void *desc = d->pool_mr ? fi_mr_desc(d->pool_mr) : nullptr;
       auto deadline = Clock::now() + std::chrono::milliseconds(c->timeout_ms);
       int r;
-      while ((r = static_cast<int>(fi_send(d->sep, &s->rep, sizeof s->rep, desc, to, s))) ==
+      while ((r = static_cast<int>(send_transmit(d->sep, s->buf, rep_len, s->desc, to, s))) ==
                  -FI_EAGAIN &&
              Clock::now() < deadline)
         (void)fi_cq_read(d->scq, nullptr, 0);
@@ -1089,6 +1530,16 @@ void destroy(Ctx *c) {
     if (ch->cq) fi_close(&ch->cq->fid);
     if (ch->pool_mr) fi_close(&ch->pool_mr->fid);
     if (ch->bounce_mr) fi_close(&ch->bounce_mr->fid);
+    if (ch->arena_mr) fi_close(&ch->arena_mr->fid);
+    c->access->lane_close(ch->lane);
+    ch->lane = nullptr;
+  }
+  c->access->lane_close(c->serve_lane);
+  c->serve_lane = nullptr;
+  if (c->pinned) {
+    for (auto &ch : c->chans) c->access->unpin(ch->arena.data());
+    for (auto &d : c->doms) c->access->unpin(d->arena.data());
+    c->pinned = false;
   }
   c->chans.clear();
   for (Registered *r : c->regs) {
@@ -1109,6 +1560,7 @@ void destroy(Ctx *c) {
     if (d->scq) fi_close(&d->scq->fid);
     if (d->av) fi_close(&d->av->fid);
     if (d->pool_mr) fi_close(&d->pool_mr->fid);
+    if (d->arena_mr) fi_close(&d->arena_mr->fid);
     if (d->domain) fi_close(&d->domain->fid);
   }
   c->doms.clear();
@@ -1146,9 +1598,54 @@ xshmem_status_t open_ep(Ctx *c, Domain *d, fi_info *info, fid_ep **ep, fid_cq **
 
 struct AddrRecord {
   char prov[48];
-  uint32_t nd, nch, addrlen, pad;
+  uint32_t nd, nch, addrlen, staged;  // staged: this PE needs (or is told to use) the staged path
+  uint64_t chunk;                     // its staged chunk size
   // then (kMaxDomains + nch) * kMaxAddr bytes of names
 };
+
+// The staged path's buffers: per service endpoint kStagedServiceBufs request buffers (header +
+// chunk) and as many reply buffers; per channel kRepliesPerChannel reply buffers and kStagedSlots
+// put bounce buffers. Each set is one allocation, registered where the provider asks for local
+// registration, and pinned for device copies once the heap's access is known (heap_register).
+xshmem_status_t setup_staged(Ctx *c) {
+  const size_t req = sizeof(AmReq) + c->chunk, rep = sizeof(AmRep) + c->chunk;
+  for (size_t k = 0; k < c->doms.size(); ++k) {
+    Domain *d = c->doms[k].get();
+    d->req_size = req;
+    d->arena.assign(size_t(kStagedServiceBufs) * (req + rep), 0);
+    if (c->mr_local && reg_one(c, static_cast<int>(k), d->arena.data(), d->arena.size(),
+                               XSHMEM_MEM_HOST, FI_SEND | FI_RECV, c->next_key++, &d->arena_mr))
+      return XSHMEM_ERR_IO;
+    void *desc = d->arena_mr ? fi_mr_desc(d->arena_mr) : nullptr;
+    // Only the first kStagedServiceBufs of each kind are used on the staged path.
+    d->free_sends = nullptr;
+    for (int i = 0; i < kStagedServiceBufs; ++i) {
+      ReqBuf &b = d->pool->reqs[i];
+      b.buf = d->arena.data() + size_t(i) * req;
+      b.desc = desc;
+      SendBuf &s = d->pool->sends[i];
+      s.buf = d->arena.data() + size_t(kStagedServiceBufs) * req + size_t(i) * rep;
+      s.desc = desc;
+      s.next_free = d->free_sends;
+      d->free_sends = &s;
+    }
+  }
+  for (auto &chp : c->chans) {
+    Channel *ch = chp.get();
+    ch->rep_size = rep;
+    ch->arena.assign(size_t(kRepliesPerChannel) * rep + size_t(kStagedSlots) * req, 0);
+    if (c->mr_local && reg_one(c, ch->dom, ch->arena.data(), ch->arena.size(), XSHMEM_MEM_HOST,
+                               FI_SEND | FI_RECV, c->next_key++, &ch->arena_mr))
+      return XSHMEM_ERR_IO;
+    void *desc = ch->arena_mr ? fi_mr_desc(ch->arena_mr) : nullptr;
+    for (int i = 0; i < kRepliesPerChannel; ++i) {
+      ch->pool->replies[i].buf = ch->arena.data() + size_t(i) * rep;
+      ch->pool->replies[i].desc = desc;
+    }
+    for (int i = kStagedSlots - 1; i >= 0; --i) ch->free_slots.push_back(i);
+  }
+  return XSHMEM_SUCCESS;
+}
 
 xshmem_status_t setup(Ctx *c) {
   const xshmem_job_info_v1_t *job = g_svc->job_info();
@@ -1221,6 +1718,7 @@ xshmem_status_t setup(Ctx *c) {
   c->max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
   c->inject = info->tx_attr->inject_size;
   c->raw_order = (info->tx_attr->msg_order & FI_ORDER_RAW) != 0;
+  c->sas_order = (info->tx_attr->msg_order & FI_ORDER_SAS) != 0;
   if (c->prov.rfind("verbs", 0) == 0 || c->prov.rfind("efa", 0) == 0 ||
       c->prov.rfind("cxi", 0) == 0) {
     c->bandwidth_mbps = 10000;
@@ -1253,7 +1751,14 @@ xshmem_status_t setup(Ctx *c) {
     if (c->mr_local && reg_one(c, static_cast<int>(k), d->pool.get(), sizeof(ServicePool),
                                XSHMEM_MEM_HOST, FI_SEND | FI_RECV, c->next_key++, &d->pool_mr))
       return XSHMEM_ERR_IO;
+    void *pdesc = d->pool_mr ? fi_mr_desc(d->pool_mr) : nullptr;
+    for (ReqBuf &b : d->pool->reqs) {
+      b.buf = reinterpret_cast<char *>(&b.req);
+      b.desc = pdesc;
+    }
     for (SendBuf &s : d->pool->sends) {
+      s.buf = reinterpret_cast<char *>(&s.rep);
+      s.desc = pdesc;
       s.next_free = d->free_sends;
       d->free_sends = &s;
     }
@@ -1282,6 +1787,10 @@ xshmem_status_t setup(Ctx *c) {
                   c->next_key++, &ch->bounce_mr))
         return XSHMEM_ERR_IO;
     }
+    for (ReplyBuf &b : ch->pool->replies) {
+      b.buf = reinterpret_cast<char *>(&b.rep);
+      b.desc = ch->pool_mr ? fi_mr_desc(ch->pool_mr) : nullptr;
+    }
   }
   // Exchange the endpoint names.
   const size_t rec = sizeof(AddrRecord) + size_t(kMaxDomains + c->nch) * kMaxAddr;
@@ -1290,6 +1799,21 @@ xshmem_status_t setup(Ctx *c) {
   snprintf(ar->prov, sizeof ar->prov, "%s", c->prov.c_str());
   ar->nd = static_cast<uint32_t>(c->doms.size());
   ar->nch = static_cast<uint32_t>(c->nch);
+  // The staged path: for a GPU heap the provider cannot register (no FI_HMEM), or when forced.
+  const bool force_staged = g_svc->config_get_int("XSHMEM_LIBFABRIC_STAGED") != 0;
+  ar->staged = force_staged || (c->heap_kind == XSHMEM_MEM_DEVICE && !c->hmem) ? 1 : 0;
+  {
+    int64_t want_chunk = g_svc->config_get_int("XSHMEM_LIBFABRIC_STAGED_CHUNK");
+    const size_t hdr = std::max(sizeof(AmReq), sizeof(AmRep));
+    size_t ck = want_chunk < 256 ? 256 : static_cast<size_t>(want_chunk);
+    if (c->max_msg != SIZE_MAX && ck > c->max_msg - hdr) ck = c->max_msg - hdr;
+    if (want_chunk < 256 || ck != static_cast<size_t>(want_chunk))
+      FLOG(XSHMEM_LOG_WARN,
+           "XSHMEM_LIBFABRIC_STAGED_CHUNK=%lld is outside [256, provider %s's max message %zu "
+           "less a %zu-byte header]; using %zu",
+           static_cast<long long>(want_chunk), c->prov.c_str(), c->max_msg, hdr, ck);
+    ar->chunk = ck;
+  }
   char *names_out = mine.data() + sizeof(AddrRecord);
   auto getname = [&](fid_ep *ep, char *out) {
     size_t len = kMaxAddr;
@@ -1321,7 +1845,10 @@ xshmem_status_t setup(Ctx *c) {
       return XSHMEM_ERR_UNREACHABLE;
     }
     c->peer_nd[pe] = static_cast<int>(pr->nd);
+    if (pr->staged) c->staged = true;
+    if (pe == 0 || pr->chunk < c->chunk) c->chunk = static_cast<size_t>(pr->chunk);
   }
+  if (c->staged && (st = setup_staged(c)) != XSHMEM_SUCCESS) return st;
   for (auto &dp : c->doms) {
     Domain *d = dp.get();
     d->addr_s.assign(size_t(c->n_pes) * kMaxDomains, FI_ADDR_NOTAVAIL);
@@ -1350,14 +1877,16 @@ xshmem_status_t setup(Ctx *c) {
   }
   // Receive buffers: requests on the service endpoints, replies on the channels.
   for (auto &d : c->doms)
-    for (ReqBuf &b : d->pool->reqs) post_req(d.get(), &b);
+    for (int i = 0; i < (c->staged ? kStagedServiceBufs : kServiceRecvs); ++i)
+      post_req(d.get(), &d->pool->reqs[i]);
   for (auto &ch : c->chans)
     for (ReplyBuf &b : ch->pool->replies) repost_reply(c, ch.get(), &b);
   FLOG(XSHMEM_LOG_INFO,
-       "pe %d: provider %s, domain%s %s, %d channel%s, %s, max message %zu bytes%s", c->my_pe,
+       "pe %d: provider %s, domain%s %s, %d channel%s, %s, max message %zu bytes%s%s", c->my_pe,
        c->prov.c_str(), c->doms.size() > 1 ? "s" : "", c->dom_names.c_str(), c->nch,
        c->nch > 1 ? "s" : "", c->delivery_complete ? "delivery complete" : "flushing reads",
-       c->max_msg, c->hmem ? ", FI_HMEM" : "");
+       c->max_msg, c->hmem ? ", FI_HMEM" : "",
+       c->staged ? (", staged path (" + std::to_string(c->chunk) + "-byte chunks)").c_str() : "");
   return XSHMEM_SUCCESS;
 }
 
@@ -1407,6 +1936,7 @@ xshmem_status_t lf_init(void **ctx) {
   if (c->timeout_ms <= 0) c->timeout_ms = 5000;
   c->latency_ns = static_cast<uint32_t>(g_svc->config_get_int("XSHMEM_LIBFABRIC_LATENCY_NS"));
   c->chunks.resize(kMaxChunks);
+  c->staged_err.assign(c->n_pes, XSHMEM_SUCCESS);
   xshmem_status_t st = setup(c);
   if (st) {
     destroy(c);
@@ -1435,7 +1965,9 @@ xshmem_status_t add_chunk(Ctx *c, size_t offset, size_t size, xshmem_mem_kind_t 
   if (!all) return XSHMEM_ERR_NOMEM;
   mine.ok = 1;
   mine.base = reinterpret_cast<uintptr_t>(c->heap_base + offset);
-  for (size_t d = 0; d < c->doms.size() && mine.ok; ++d) {
+  // The staged path moves no data by RMA: the chunk is recorded (the target's progress thread
+  // checks requests against it), not registered (a GPU chunk could not be without FI_HMEM).
+  for (size_t d = 0; d < c->doms.size() && mine.ok && !c->staged; ++d) {
     if (reg_one(c, static_cast<int>(d), c->heap_base + offset, size, kind,
                 FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE, 1 + k, &ch.mr[d])) {
       mine.ok = 0;
@@ -1481,15 +2013,22 @@ xshmem_status_t lf_heap_register(void *ctx, const xshmem_mem_region_v1_t *heap) 
     c->heap_ok = st == XSHMEM_SUCCESS;
     return st;
   }
-  // GPU heaps: chunks come through heap_grow, registered with FI_HMEM. Without FI_HMEM the data
-  // would have to be staged through pinned host buffers by the target: not implemented yet.
-  if (!c->hmem) {
-    FLOG(XSHMEM_LOG_WARN,
-         "provider %s has no FI_HMEM: GPU heaps cannot be registered (the staged path through "
-         "pinned host buffers is not implemented); use another transport or XSHMEM_HEAP=host",
-         c->prov.c_str());
+  // GPU heaps: chunks come through heap_grow, registered with FI_HMEM, or (no FI_HMEM) only
+  // recorded for the staged path. Either way the progress thread reaches the heap (atomics,
+  // staged data) through the CUDA heap access.
+  c->access = CudaAccess::open(g_svc, heap->device, c->heap_base, c->heap_size);
+  if (c->access && c->staged) {
+    for (auto &ch : c->chans) c->access->pin(ch->arena.data(), ch->arena.size());
+    for (auto &d : c->doms) c->access->pin(d->arena.data(), d->arena.size());
+    c->pinned = true;
   }
-  int ok = c->hmem ? 1 : 0;
+  if (c->access && c->staged && !c->hmem)
+    FLOG(XSHMEM_LOG_INFO,
+         "provider %s has no FI_HMEM: the GPU heap is reached through the staged path (pinned "
+         "host buffers, %zu-byte chunks, copied by the target's progress thread)",
+         c->prov.c_str(), c->chunk);
+  int ok = c->access ? 1 : 0;
+  if (!c->access) c->access.reset(new HostAccess());  // destroy() still calls it
   std::vector<int> all(c->n_pes);
   xshmem_status_t st = g_svc->allgather(&ok, all.data(), sizeof(int));
   if (st) return st;
@@ -1535,11 +2074,12 @@ xshmem_status_t lf_can_reach(void *ctx, int pe, xshmem_peer_info_v1_t *info) {
   info->bandwidth_mbps = c->bandwidth_mbps;
   info->lsa_base = nullptr;
   const bool same = job->host_id && job->host_id[pe] == job->host_id[c->my_pe];
-  fill_reason(info, "%s, through provider %s (domain %s)",
+  fill_reason(info, "%s, through provider %s (domain %s)%s",
               pe == c->my_pe ? "this pe, looped back"
               : same         ? "same host"
                              : "another host",
-              c->prov.c_str(), c->dom_names.c_str());
+              c->prov.c_str(), c->dom_names.c_str(),
+              c->staged ? ", staged through pinned host buffers" : "");
   return XSHMEM_SUCCESS;
 }
 
