@@ -50,12 +50,13 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
     {"XSHMEM_NICS", XSHMEM_CONFIG_STRING, "", nullptr,
      "RDMA NICs that NIC transports may use, as NCCL_IB_HCA: mlx5_0,mlx5_1 allows only those, "
      "^mlx5_2 excludes it, <nic>:<port> names one port; empty allows every NIC. Each PE takes "
-     "the allowed NIC nearest its GPU (PIX < PXB < PHB < NODE < SYS). With a NIC transport "
-     "allowed, malformed text or a NIC this host lacks stops init with an error."},
+     "the allowed NIC nearest its GPU (PIX < PXB < PHB < NODE < SYS). Read when a NIC transport "
+     "will carry traffic (a PE on another host, or the transport named in XSHMEM_TRANSPORTS or "
+     "XSHMEM_PAIR_TRANSPORTS); then malformed text or a NIC this host lacks stops init."},
     {"XSHMEM_NIC_MAP", XSHMEM_CONFIG_STRING, "", nullptr,
      "Explicit NIC per PE, keyed by the PE's local rank on its node (the same map on every "
      "node): <local pe>:<nic>[,...], for example 0:mlx5_0,1:mlx5_1; PEs it does not list take "
-     "the nearest allowed NIC. With a NIC transport allowed, malformed text or a NIC this host "
+     "the nearest allowed NIC. Read when XSHMEM_NICS is; then malformed text or a NIC this host "
      "lacks stops init with an error."},
     {"XSHMEM_SYMMETRIC_SIZE", XSHMEM_CONFIG_SIZE, "1G", nullptr,
      "Bytes of symmetric heap reserved on each PE; raise it when xshmem_malloc runs out of "

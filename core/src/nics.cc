@@ -6,8 +6,11 @@
 #include <cstdio>
 
 #include "config.h"
+#include "loader.h"
 #include "log.h"
 #include "runtime.h"
+#include "runtime_internal.h"
+#include "selection.h"
 
 namespace xshmem::nics {
 namespace {
@@ -27,6 +30,26 @@ bool all_ok(bool ok, int n_pes) {
   uint8_t mine = ok;
   if (!core::oob_allgather(&mine, v.data(), 1).ok()) return false;
   return std::all_of(v.begin(), v.end(), [](uint8_t x) { return x != 0; });
+}
+
+// Whether the user names a loaded NIC transport (XSHMEM_TRANSPORT_CAP_NIC) for this job: in
+// XSHMEM_TRANSPORTS (not as an exclusion) or as the transport of an XSHMEM_PAIR_TRANSPORTS
+// entry. Such a transport may carry pairs on one host too (libfabric starts there only when
+// named), so its NIC matters. A malformed pair text counts as no name (init reports it).
+bool nic_transport_named(int n_pes) {
+  const config::ListSpec allowed = config::get_list_spec("XSHMEM_TRANSPORTS");
+  std::vector<select::PairRule> rules;
+  std::string ignored;
+  if (!select::parse_pair_rules(config::get_string("XSHMEM_PAIR_TRANSPORTS"), n_pes, &rules,
+                                &ignored))
+    rules.clear();
+  for (const plugins::Transport &t : core::loader().transports()) {
+    if (!(t.ops->caps & XSHMEM_TRANSPORT_CAP_NIC)) continue;
+    if (!allowed.exclude && !allowed.words.empty() && allowed.selects(t.name)) return true;
+    for (const select::PairRule &r : rules)
+      if (r.transport == t.name) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -100,12 +123,30 @@ std::string summary(const topo::Machine &m, bool fabric_probed) {
 Status choose_at_init(bool need_nic, int my_pe, int n_pes, const std::vector<uint64_t> &host_id,
                       const std::vector<int> &local_rank, bool host_heap) {
   g_my_nic.clear();
+  // An allowed NIC transport needs a NIC only where it will carry traffic: a peer on another
+  // host, or a user who names it (then it may serve pairs on this host). On one host the
+  // default list's NIC transports stay dormant, so init neither discovers the topology (hwloc
+  // I/O discovery: 100 ms and more) nor reads the NIC settings. host_id is the same on every
+  // PE, and so is the settings' text (the transports' selection relies on that too): every PE
+  // decides alike and the collectives below match.
+  bool other_host = false;
+  for (int pe = 0; pe < n_pes; ++pe) other_host = other_host || host_id[pe] != host_id[my_pe];
+  const bool dormant = need_nic && !other_host && !nic_transport_named(n_pes);
+  if (dormant) need_nic = false;
   const bool log_here = my_pe == 0 && log::enabled(XSHMEM_LOG_INFO, kSubsys);
   if (!need_nic && !log_here) {
     // Logged as core: this is the init step, and "topology" at info is what would discover.
-    XLOG_DEBUG("core", "topology not discovered: no NIC transport allowed, no topology info log");
+    if (dormant)
+      XLOG_DEBUG("core",
+                 "topology not discovered: every pe is on this host and no NIC transport is named "
+                 "(XSHMEM_TRANSPORTS or XSHMEM_PAIR_TRANSPORTS would use one here), no topology "
+                 "info log");
+    else
+      XLOG_DEBUG("core", "topology not discovered: no NIC transport allowed, no topology info log");
     return XSHMEM_SUCCESS;
   }
+  const char *unused_why = dormant ? "every pe is on this host and no NIC transport is named"
+                                   : "no NIC transport is allowed";
   // Without a NIC transport only PE 0 gets here, for its log: no collective then, and a bad
   // setting is a warning (nothing uses it).
   std::string error;
@@ -129,7 +170,7 @@ Status choose_at_init(bool need_nic, int my_pe, int n_pes, const std::vector<uin
       XLOG_ERROR(kSubsys, "pe %d: %s; fix the variable (xshmem-info --topology lists the NICs)",
                  my_pe, error.c_str());
     else
-      XLOG_WARN(kSubsys, "%s; ignored: no NIC transport is allowed", error.c_str());
+      XLOG_WARN(kSubsys, "%s; ignored: %s", error.c_str(), unused_why);
   }
   if (need_nic && !all_ok(ok, n_pes)) {
     if (ok)
@@ -163,8 +204,8 @@ Status choose_at_init(bool need_nic, int my_pe, int n_pes, const std::vector<uin
     XLOG_INFO(kSubsys, "nic per pe: no RDMA NIC on this host");
     return XSHMEM_SUCCESS;
   }
-  XLOG_INFO(kSubsys, "nic per pe%s:",
-            need_nic ? "" : " (this host's pes; no NIC transport is allowed, so none uses it)");
+  XLOG_INFO(kSubsys, "nic per pe%s%s%s:", need_nic ? "" : " (this host's pes; ",
+            need_nic ? "" : unused_why, need_nic ? "" : ", so none uses it)");
   for (int pe = 0; pe < n_pes; ++pe) {
     if (need_nic && host_id[pe] != host_id[0]) {
       const char *name = &all[kLen * pe];

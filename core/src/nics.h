@@ -53,9 +53,11 @@ std::vector<topo::PePlan> pick(const topo::Machine &m, const Settings &s, int lo
 std::string summary(const topo::Machine &m, bool fabric_probed = true);
 
 // At init, before the transports start. `need_nic`: an allowed transport has
-// XSHMEM_TRANSPORT_CAP_NIC (the same on every PE; then this call is collective). Discovers the
-// topology only when a NIC is needed or PE 0 logs at info level (hwloc I/O discovery costs 100 ms
-// and more); with a NIC needed, a bad XSHMEM_NICS or XSHMEM_NIC_MAP fails every PE with
+// XSHMEM_TRANSPORT_CAP_NIC (the same on every PE). A NIC is needed when, besides, some PE is on
+// another host (host_id) or the user names such a transport (XSHMEM_TRANSPORTS, not as an
+// exclusion, or XSHMEM_PAIR_TRANSPORTS); then this call is collective. Discovers the topology
+// only when a NIC is needed or PE 0 logs at info level (hwloc I/O discovery costs 100 ms and
+// more); with a NIC needed, a bad XSHMEM_NICS or XSHMEM_NIC_MAP fails every PE with
 // XSHMEM_ERR_INVALID. PE 0 logs the summary and the NIC per PE at info level.
 Status choose_at_init(bool need_nic, int my_pe, int n_pes, const std::vector<uint64_t> &host_id,
                       const std::vector<int> &local_rank, bool host_heap);

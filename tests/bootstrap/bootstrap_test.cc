@@ -38,14 +38,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <map>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <xshmem/plugin/bootstrap_v1.h>
 
+#include "fake_services.h"
 #include "tcp_wire.h"
 
 namespace {
@@ -55,17 +54,7 @@ using Clock = std::chrono::steady_clock;
 const xshmem_bootstrap_v1_t *g_ops = nullptr;
 int g_rank = -1;  // for messages
 
-// ---- Minimal services table -----------------------------------------------------------------
-
-struct Entry {
-  std::string name, def;
-  xshmem_config_type_t type;
-};
-std::mutex g_mu;
-std::vector<Entry> g_entries;
-std::vector<std::string> g_log_lines;
-std::map<std::string, std::string> g_string_cache;
-int g_log_level = XSHMEM_LOG_WARN;
+// ---- Services: the tests' one fake table (tests/common/fake_services.h) ------------------------
 
 [[noreturn]] void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fail(const char *fmt, ...) {
@@ -79,129 +68,18 @@ void fail(const char *fmt, ...) {
   _exit(1);
 }
 
-void svc_log(xshmem_log_level_t level, const char *subsys, const char *file, int line,
-             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-void svc_log(xshmem_log_level_t level, const char *subsys, const char *file, int line,
-             const char *fmt, ...) {
-  char msg[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
-  static const char *names[] = {"error", "warn", "info", "debug", "trace"};
-  fprintf(stderr, "[test pid %d %s] %s: %s (%s:%d)\n", getpid(), subsys, names[level], msg, file,
-          line);
-  std::lock_guard lock(g_mu);
-  g_log_lines.push_back(msg);
+[[noreturn]] void fail_message(const char *msg) {
+  fail("%s", msg);
 }
 
-int svc_log_enabled(xshmem_log_level_t level, const char *) {
-  return level <= g_log_level;
+// The plugin may register only XSHMEM_BOOTSTRAP_* variables, each with a doc.
+const xshmem_core_services_v1_t *services() {
+  return xt::fake_services(
+      {.prefix = "test", .register_prefix = "XSHMEM_BOOTSTRAP_", .on_error = fail_message});
 }
-
-xshmem_status_t svc_config_register(const xshmem_config_entry_v1_t *e, size_t n) {
-  std::lock_guard lock(g_mu);
-  for (size_t i = 0; i < n; ++i) {
-    if (strncmp(e[i].name, "XSHMEM_BOOTSTRAP_", 17) != 0)
-      fail("plugin registered '%s', outside XSHMEM_BOOTSTRAP_*", e[i].name);
-    if (!e[i].doc || !*e[i].doc) fail("plugin registered '%s' without a doc", e[i].name);
-    for (auto &have : g_entries)
-      if (have.name == e[i].name) fail("plugin registered '%s' twice", e[i].name);
-    g_entries.push_back({e[i].name, e[i].default_value ? e[i].default_value : "", e[i].type});
-  }
-  return XSHMEM_SUCCESS;
-}
-
-// Core variables a plugin may read through the services table (core/src/config.cc).
-const Entry kCoreEntries[] = {{"XSHMEM_LIVENESS_TIMEOUT", "60s", XSHMEM_CONFIG_DURATION}};
-
-const Entry &find_entry(const char *name) {
-  for (auto &e : g_entries)
-    if (e.name == name) return e;
-  for (auto &e : kCoreEntries)
-    if (e.name == name) return e;
-  fail("plugin read '%s', which it did not register", name);
-}
-
-const char *svc_config_get_string(const char *name) {
-  std::lock_guard lock(g_mu);
-  const Entry &e = find_entry(name);
-  const char *v = getenv(name);
-  return (g_string_cache[name] = v ? v : e.def).c_str();
-}
-
-int64_t parse_duration_ms(const std::string &t) {
-  char *end = nullptr;
-  double v = strtod(t.c_str(), &end);
-  std::string unit = end;
-  if (unit == "ms") return static_cast<int64_t>(v);
-  if (unit == "m") return static_cast<int64_t>(v * 60000);
-  return static_cast<int64_t>(v * 1000);  // "s" or none
-}
-
-int64_t svc_config_get_int(const char *name) {
-  std::string value;
-  xshmem_config_type_t type;
-  {
-    std::lock_guard lock(g_mu);
-    const Entry &e = find_entry(name);
-    const char *v = getenv(name);
-    value = v ? v : e.def;
-    type = e.type;
-  }
-  if (type == XSHMEM_CONFIG_DURATION) return parse_duration_ms(value);
-  if (type == XSHMEM_CONFIG_BOOL) return value == "1" || value == "yes" || value == "on";
-  return strtoll(value.c_str(), nullptr, 10);
-}
-
-const xshmem_job_info_v1_t *svc_job_info() {
-  static xshmem_job_info_v1_t info{.struct_size = sizeof(info),
-                                   .my_pe = -1,
-                                   .n_pes = 0,
-                                   .my_local_pe = -1,
-                                   .n_local_pes = 0,
-                                   .local_rank = nullptr,
-                                   .host_id = nullptr,
-                                   .job_token = "",
-                                   .nic = nullptr,
-                                   .gpu_pci = nullptr,
-                                   .num_channels = 1,
-                                   .heap_kind = XSHMEM_MEM_HOST};
-  return &info;
-}
-xshmem_status_t svc_allgather(const void *, void *, size_t) {
-  return XSHMEM_ERR_UNSUPPORTED;
-}
-xshmem_status_t svc_barrier() {
-  return XSHMEM_ERR_UNSUPPORTED;
-}
-xshmem_status_t svc_node_fd_exchange(int, int *) {
-  return XSHMEM_ERR_UNSUPPORTED;
-}
-[[noreturn]] void svc_fatal(int code, const char *subsys, const char *msg) {
-  fprintf(stderr, "[test %s] fatal: %s\n", subsys, msg);
-  _exit(code);
-}
-
-const xshmem_core_services_v1_t kServices = {XSHMEM_SERVICES_ABI_VERSION,
-                                             sizeof(xshmem_core_services_v1_t),
-                                             svc_log,
-                                             svc_log_enabled,
-                                             svc_config_register,
-                                             svc_config_get_string,
-                                             svc_config_get_int,
-                                             svc_job_info,
-                                             svc_allgather,
-                                             svc_barrier,
-                                             svc_node_fd_exchange,
-                                             svc_fatal,
-                                             nullptr /* cuda_driver_proc */};
 
 bool logged(const char *needle) {
-  std::lock_guard lock(g_mu);
-  for (auto &l : g_log_lines)
-    if (l.find(needle) != std::string::npos) return true;
-  return false;
+  return xt::fake_logged(needle);
 }
 
 void load_plugin(const char *path) {
@@ -214,7 +92,7 @@ void load_plugin(const char *path) {
       g_ops->struct_size != sizeof(xshmem_bootstrap_v1_t))
     fail("%s: abi %u size %u, expected %u size %zu", path, g_ops->abi_version, g_ops->struct_size,
          XSHMEM_BOOTSTRAP_ABI_VERSION, sizeof(xshmem_bootstrap_v1_t));
-  if (xshmem_status_t st = g_ops->load(&kServices)) fail("load() returned %d", st);
+  if (xshmem_status_t st = g_ops->load(services())) fail("load() returned %d", st);
 }
 
 bool is_tcp() {
@@ -597,10 +475,7 @@ pid_t start_strangers(const std::string &kind, const char *root) {
 }
 
 size_t count_logged(const char *needle) {
-  std::lock_guard lock(g_mu);
-  size_t n = 0;
-  for (auto &l : g_log_lines) n += l.find(needle) != std::string::npos;
-  return n;
+  return xt::fake_count_logged(needle);
 }
 
 double median(std::vector<double> v) {
@@ -872,9 +747,6 @@ int mode_fork(int n, const std::vector<std::string> &sc) {
 
 int main(int argc, char **argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
-  const char *lvl = getenv("XSHMEM_LOG_LEVEL");
-  if (lvl && !strcmp(lvl, "debug")) g_log_level = XSHMEM_LOG_DEBUG;
-  if (lvl && !strcmp(lvl, "info")) g_log_level = XSHMEM_LOG_INFO;
   std::string plugin = XSHMEM_TEST_TCP_PLUGIN;
   int i = 1;
   if (i + 1 < argc && !strcmp(argv[i], "--plugin")) {

@@ -61,12 +61,17 @@ struct State {
   std::vector<std::string> skip_lines;
 };
 
+// Never destroyed: exit() (from a test, a library, or main's return after a failure) runs the
+// static destructors while the watchdog thread may still wait on `cv`, and glibc's
+// pthread_cond_destroy waits for the waiters to leave, which a waiting watchdog never does.
 State &st() {
-  static State s;
+  static State &s = *new State;
   return s;
 }
 
-std::thread g_watchdog;
+// Never destroyed either (a joinable std::thread's destructor calls std::terminate): started by
+// harness_start, joined by harness_stop; on any other way out the process ends with it waiting.
+std::thread *g_watchdog = nullptr;
 int g_me = -1, g_npes = -1;
 
 void watchdog_main() {
@@ -244,7 +249,7 @@ CATCH_REGISTER_LISTENER(AgreementListener)
 void harness_start() {
   g_me = xshmem_my_pe();
   g_npes = xshmem_n_pes();
-  g_watchdog = std::thread(watchdog_main);
+  if (!g_watchdog) g_watchdog = new std::thread(watchdog_main);
 }
 
 void harness_stop() {
@@ -254,7 +259,10 @@ void harness_stop() {
     s.stop = true;
   }
   s.cv.notify_all();
-  if (g_watchdog.joinable()) g_watchdog.join();
+  if (!g_watchdog) return;
+  if (g_watchdog->joinable()) g_watchdog->join();
+  delete g_watchdog;
+  g_watchdog = nullptr;
 }
 
 bool harness_all_skipped() {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -297,6 +298,98 @@ TEST_CASE("8 producer threads on one channel", "[proxy]") {
 
 TEST_CASE("8 producer threads on four channels served by two proxy threads", "[proxy]") {
   many_producers(4, 2);
+}
+
+// XSHMEM_PROXY_CHANNELS > 1 through the configuration table, as init sets the engine up: four
+// threads, each on its own context and so its own channel, put rounds of thread- and
+// round-dependent data and quiet their context after each round. The fake delivers NBI puts only
+// at their channel's quiet (deferred), so a quiet that missed its channel, or a put enqueued on
+// another thread's channel, leaves bytes out; every thread checks its cells exactly (guards
+// included) after each quiet, and the main thread gives the threads 30 s.
+TEST_CASE("4 threads on XSHMEM_PROXY_CHANNELS=4: each context's puts and quiet on its own channel",
+          "[proxy]") {
+  setenv("XSHMEM_PROXY_CHANNELS", "4", 1);
+  setenv("XSHMEM_PROXY_THREADS", "2", 1);
+  Options o;
+  std::string err;
+  const bool ok = xshmem::proxy::options_from_config(&o, &err);
+  unsetenv("XSHMEM_PROXY_CHANNELS");
+  unsetenv("XSHMEM_PROXY_THREADS");
+  REQUIRE(ok);
+  REQUIRE(o.channels == 4);
+  REQUIRE(o.threads == 2);
+  REQUIRE(o.map == ring::kMapCtx);
+  o.my_pe = 0;
+  o.slots = 16;  // small rings: the producers also meet back-pressure
+  ErrorLog errors;
+  o.on_error = errors.handler();
+  pt::FakeTransport ft(kPes, kHeap);
+  ft.deferred = true;
+  ft.record = true;
+  memset(ft.heap(2), kGuard, kHeap);
+  auto e = start(o, ft);
+  auto s = make_state(0, 10ull * 1000000000);  // producers' ring waits: 10 s
+  ring::channels_t *cs = e->host_channels();
+  constexpr int kThreads = 4, kRounds = 50, kPuts = 20;
+  constexpr uint64_t kCell = 128, kThreadBytes = kPuts * kCell;
+  // Thread t's i-th put: (24 + (t * 7 + i * 5) % 90) bytes at 4 bytes into its cell.
+  auto len_of = [](int t, int i) { return size_t{24} + static_cast<size_t>(t * 7 + i * 5) % 90; };
+  std::atomic<int> done{0}, failures{0}, bad_bytes{0};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < kThreads; ++t) {
+    ts.emplace_back([&, t] {
+      const int32_t ctx = xshmem::dev::ctx_handle(t + 1, 0);  // entries 1..4: channels 1,2,3,0
+      const uint64_t base = static_cast<uint64_t>(t) * kThreadBytes;
+      std::vector<unsigned char> src(kPuts * kCell);
+      for (int r = 0; r < kRounds; ++r) {
+        for (int i = 0; i < kPuts; ++i) {
+          unsigned char *p = src.data() + i * kCell;
+          for (size_t b = 0; b < len_of(t, i); ++b)
+            p[b] = pattern(t, static_cast<uint64_t>(r) * kPuts + i, b);
+          if (ring::put(s, cs, ctx, 2, base + i * kCell + 4, p, len_of(t, i), true) != 0)
+            ++failures;
+        }
+        if (ring::quiet(s, cs, ctx) != 0) ++failures;
+        // After the quiet every byte of this round is in place, and nothing outside the cells.
+        int bad = 0;
+        for (int i = 0; i < kPuts; ++i) {
+          const unsigned char *c = ft.heap(2) + base + i * kCell;
+          for (size_t b = 0; b < 4; ++b) bad += c[b] != kGuard;
+          for (size_t b = 0; b < len_of(t, i); ++b)
+            bad += c[4 + b] != pattern(t, static_cast<uint64_t>(r) * kPuts + i, b);
+          for (size_t b = 4 + len_of(t, i); b < kCell; ++b) bad += c[b] != kGuard;
+        }
+        bad_bytes += bad;
+      }
+      ++done;
+    });
+  }
+  const bool finished = eventually([&] { return done.load() == kThreads; }, 30000);
+  if (!finished) {
+    fprintf(stderr, "proxy test: only %d of %d producer threads finished within 30 s\n",
+            done.load(), kThreads);
+    std::_Exit(1);  // the threads are stuck in the engine: no join, no hang
+  }
+  for (auto &t : ts) t.join();
+  CHECK(failures == 0);
+  CHECK(bad_bytes == 0);
+  CHECK(errors.size() == 0);
+  // Each thread's puts went through its own channel, and each channel carried one thread's.
+  int misplaced = 0;
+  std::vector<uint64_t> per_channel(4, 0);
+  for (const pt::Event &ev : ft.events()) {
+    if (ev.op != 'p' && ev.op != 'd') continue;
+    const int t = static_cast<int>(ev.offset / kThreadBytes);
+    misplaced += ev.channel != (t + 1) % 4;
+    if (ev.op == 'p') ++per_channel[static_cast<size_t>(ev.channel)];
+  }
+  CHECK(misplaced == 0);
+  for (uint32_t c = 0; c < 4; ++c) {
+    CHECK(per_channel[c] == uint64_t{kRounds} * kPuts);
+    CHECK(ring::channel(cs, c)->completed == ring::channel(cs, c)->issued);
+  }
+  CHECK(ft.quiets >= uint64_t{kThreads} * kRounds);
+  CHECK(ft.heap(2)[kThreads * kThreadBytes] == kGuard);
 }
 
 TEST_CASE("quiet returns only once every earlier request completed at its target", "[proxy]") {

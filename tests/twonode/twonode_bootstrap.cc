@@ -25,12 +25,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <xshmem/plugin/bootstrap_v1.h>
+
+#include "fake_services.h"
 
 namespace {
 
@@ -49,120 +50,19 @@ void fail(const char *fmt, ...) {
   _exit(1);
 }
 
-// ---- Minimal services table (as bootstrap_test.cc's) -----------------------------------------
+// ---- Services: the tests' one fake table (tests/common/fake_services.h) ------------------------
 
-struct Entry {
-  std::string name, def;
-  xshmem_config_type_t type;
-};
-std::mutex g_mu;
-std::vector<Entry> g_entries;
-std::vector<std::string> g_log_lines;
-std::vector<std::string> g_strings;  // returned strings stay valid
+[[noreturn]] void fail_message(const char *msg) {
+  fail("%s", msg);
+}
 
-void svc_log(xshmem_log_level_t level, const char *subsys, const char *, int, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-void svc_log(xshmem_log_level_t level, const char *subsys, const char *, int, const char *fmt,
-             ...) {
-  char msg[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
-  static const char *names[] = {"error", "warn", "info", "debug", "trace"};
-  fprintf(stderr, "[twonode %s] %s: %s\n", subsys, names[level], msg);
-  std::lock_guard lock(g_mu);
-  g_log_lines.push_back(msg);
+const xshmem_core_services_v1_t *services() {
+  return xt::fake_services(
+      {.prefix = "twonode", .register_prefix = "XSHMEM_BOOTSTRAP_", .on_error = fail_message});
 }
-int svc_log_enabled(xshmem_log_level_t level, const char *) {
-  return level <= XSHMEM_LOG_WARN;
-}
-xshmem_status_t svc_config_register(const xshmem_config_entry_v1_t *e, size_t n) {
-  std::lock_guard lock(g_mu);
-  for (size_t i = 0; i < n; ++i)
-    g_entries.push_back({e[i].name, e[i].default_value ? e[i].default_value : "", e[i].type});
-  return XSHMEM_SUCCESS;
-}
-const Entry &find_entry(const char *name) {
-  static const Entry liveness{"XSHMEM_LIVENESS_TIMEOUT", "60s", XSHMEM_CONFIG_DURATION};
-  for (auto &e : g_entries)
-    if (e.name == name) return e;
-  if (liveness.name == name) return liveness;
-  fail("plugin read '%s', which it did not register", name);
-}
-const char *svc_config_get_string(const char *name) {
-  std::lock_guard lock(g_mu);
-  const Entry &e = find_entry(name);
-  const char *v = getenv(name);
-  g_strings.push_back(v ? v : e.def);
-  return g_strings.back().c_str();
-}
-int64_t svc_config_get_int(const char *name) {
-  std::string value;
-  xshmem_config_type_t type;
-  {
-    std::lock_guard lock(g_mu);
-    const Entry &e = find_entry(name);
-    const char *v = getenv(name);
-    value = v ? v : e.def;
-    type = e.type;
-  }
-  if (type == XSHMEM_CONFIG_DURATION) {
-    char *end = nullptr;
-    double v = strtod(value.c_str(), &end);
-    std::string unit = end;
-    return static_cast<int64_t>(unit == "ms" ? v : unit == "m" ? v * 60000 : v * 1000);
-  }
-  if (type == XSHMEM_CONFIG_BOOL) return value == "1" || value == "yes" || value == "on";
-  return strtoll(value.c_str(), nullptr, 10);
-}
-const xshmem_job_info_v1_t *svc_job_info() {
-  static xshmem_job_info_v1_t info{.struct_size = sizeof(info),
-                                   .my_pe = -1,
-                                   .n_pes = 0,
-                                   .my_local_pe = -1,
-                                   .n_local_pes = 0,
-                                   .local_rank = nullptr,
-                                   .host_id = nullptr,
-                                   .job_token = "",
-                                   .nic = nullptr,
-                                   .gpu_pci = nullptr,
-                                   .num_channels = 1,
-                                   .heap_kind = XSHMEM_MEM_HOST};
-  return &info;
-}
-xshmem_status_t svc_allgather(const void *, void *, size_t) {
-  return XSHMEM_ERR_UNSUPPORTED;
-}
-xshmem_status_t svc_barrier() {
-  return XSHMEM_ERR_UNSUPPORTED;
-}
-xshmem_status_t svc_node_fd_exchange(int, int *) {
-  return XSHMEM_ERR_UNSUPPORTED;
-}
-[[noreturn]] void svc_fatal(int code, const char *subsys, const char *msg) {
-  fprintf(stderr, "[twonode %s] fatal: %s\n", subsys, msg);
-  _exit(code);
-}
-const xshmem_core_services_v1_t kServices = {XSHMEM_SERVICES_ABI_VERSION,
-                                             sizeof(xshmem_core_services_v1_t),
-                                             svc_log,
-                                             svc_log_enabled,
-                                             svc_config_register,
-                                             svc_config_get_string,
-                                             svc_config_get_int,
-                                             svc_job_info,
-                                             svc_allgather,
-                                             svc_barrier,
-                                             svc_node_fd_exchange,
-                                             svc_fatal,
-                                             nullptr /* cuda_driver_proc */};
 
 bool logged(const char *needle) {
-  std::lock_guard lock(g_mu);
-  for (auto &l : g_log_lines)
-    if (l.find(needle) != std::string::npos) return true;
-  return false;
+  return xt::fake_logged(needle);
 }
 
 // ---- The check -------------------------------------------------------------------------------
@@ -266,7 +166,7 @@ int main(int argc, char **argv) {
   g_ops = static_cast<const xshmem_bootstrap_v1_t *>(dlsym(h, XSHMEM_BOOTSTRAP_SYMBOL_V1));
   if (!g_ops || g_ops->abi_version != XSHMEM_BOOTSTRAP_ABI_VERSION)
     fail("%s: no bootstrap ABI %u", XSHMEM_TEST_TCP_PLUGIN, XSHMEM_BOOTSTRAP_ABI_VERSION);
-  if (g_ops->load(&kServices) != XSHMEM_SUCCESS) fail("load() failed");
+  if (g_ops->load(services()) != XSHMEM_SUCCESS) fail("load() failed");
 
   char host[64] = {0};
   if (gethostname(host, sizeof(host) - 1) != 0) fail("gethostname: %s", strerror(errno));

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "config.h"
+#include "fake_services.h"
 #include "log.h"
 
 namespace ut {
@@ -94,51 +95,20 @@ const char *svc_config_get_string(const char *name) {
 int64_t svc_config_get_int(const char *name) {
   return xshmem::config::get_int(name);
 }
-const xshmem_job_info_v1_t *svc_job_info() {
-  static const xshmem_job_info_v1_t info = {.struct_size = sizeof(xshmem_job_info_v1_t),
-                                            .my_pe = -1,
-                                            .n_pes = 0,
-                                            .my_local_pe = -1,
-                                            .n_local_pes = 0,
-                                            .local_rank = nullptr,
-                                            .host_id = nullptr,
-                                            .job_token = "",
-                                            .nic = nullptr,
-                                            .gpu_pci = nullptr,
-                                            .num_channels = 1,
-                                            .heap_kind = XSHMEM_MEM_HOST};
-  return &info;
-}
-xshmem_status_t svc_allgather(const void *, void *, size_t) {
-  return XSHMEM_ERR_UNSUPPORTED;
-}
-xshmem_status_t svc_barrier() {
-  return XSHMEM_ERR_UNSUPPORTED;
-}
-xshmem_status_t svc_node_fd_exchange(int, int *) {
-  return XSHMEM_ERR_UNSUPPORTED;
-}
-[[noreturn]] void svc_fatal(int exit_code, const char *subsys, const char *msg) {
-  fprintf(stderr, "fatal from %s: %s\n", subsys, msg);
-  std::_Exit(exit_code);
-}
-
 }  // namespace
 
 const xshmem_core_services_v1_t *test_services() {
-  static const xshmem_core_services_v1_t svc = {XSHMEM_SERVICES_ABI_VERSION,
-                                                sizeof(xshmem_core_services_v1_t),
-                                                svc_log,
-                                                svc_log_enabled,
-                                                svc_config_register,
-                                                svc_config_get_string,
-                                                svc_config_get_int,
-                                                svc_job_info,
-                                                svc_allgather,
-                                                svc_barrier,
-                                                svc_node_fd_exchange,
-                                                svc_fatal,
-                                                nullptr /* cuda_driver_proc */};
+  // The tests' one fake table (tests/common/fake_services.h), logging and configuring through
+  // the core's own logger and table, as the loader under test expects.
+  static const xshmem_core_services_v1_t svc = [] {
+    xshmem_core_services_v1_t t = xt::fake_services_table();
+    t.log = svc_log;
+    t.log_enabled = svc_log_enabled;
+    t.config_register = svc_config_register;
+    t.config_get_string = svc_config_get_string;
+    t.config_get_int = svc_config_get_int;
+    return t;
+  }();
   return &svc;
 }
 

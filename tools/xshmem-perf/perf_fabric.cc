@@ -3,14 +3,31 @@
 // fi_write_vs_put opens its own libfabric endpoint in PE 0 and PE 1 (the provider the libfabric
 // transport uses: XSHMEM_LIBFABRIC_PROVIDER, else libfabric's choice; same hints: reliable
 // datagram, RMA, delivery complete), exchanges names and keys with xshmemx_oob_allgather, and in
-// the same run, repetition by repetition, times blocking xshmem_putmem (whatever transport serves
-// PE 1) and a blocking raw fi_write of the same size (post, then read the completion; up to the
-// provider's inject size fi_inject_write, as the transport does). PE 1
-// drives its raw endpoint's progress from a thread while the raw part runs (tcp is a
-// manual-progress provider), polling like the transport's progress thread does for its own.
-// Rows: fi_write_bw (GB/s, per size), put_vs_fi_write (ratio of the per-repetition figures),
-// put_lat_8B and fi_write_lat_8B (us per blocking 8-byte operation, back to back) and
-// put_added_lat_8B (their difference, per repetition).
+// the same run, repetition by repetition, times the proxy path (whatever transport serves PE 1)
+// and the raw endpoint doing the same thing. Both sides are set up alike, so that the difference
+// is what the layering adds:
+//   - sender (PE 0): the calling thread posts and reads its own completions on both sides (the
+//     transport's channel endpoint is progressed only by the thread that issues on it; its
+//     progress thread serves PE 0's service endpoint, which receives nothing here);
+//   - receiver (PE 1): one thread progresses the target endpoint on both sides (the transport's
+//     progress thread; for the raw endpoint a thread of this file with the same policy: spin,
+//     yield, 10 us naps, 200 us naps after a long idle spell), so tcp, a manual-progress
+//     provider, places incoming writes at the same pace.
+// Rows, each a median over --reps repetitions:
+//   fi_write_bw (GB/s, per size): n back-to-back blocking raw writes, PE 0 -> PE 1. A write of
+//     at most the provider's inject size is fi_inject_write (returns once the provider copied
+//     it, no completion read), a larger one is fi_write plus reading its delivery-complete
+//     completion: what the transport does for a blocking xshmem_putmem of that size.
+//   put_vs_fi_write (ratio, per size): put bandwidth / raw bandwidth of the same repetition
+//     (raw time / put time for the same n), where the put side is n back-to-back blocking
+//     xshmem_putmem: injected and not waited for up to the inject size, delivery complete above.
+//   put_lat_8B (us): one blocking remote-completed 8-byte write, back to back --iters times:
+//     xshmem_putmem + xshmem_quiet (the quiet waits until the bytes are at PE 1).
+//   fi_write_lat_8B (us): the same round trip raw: fi_write (never inject) with
+//     FI_DELIVERY_COMPLETE, then reading its completion.
+//   put_added_lat_8B (us): put_lat_8B - fi_write_lat_8B of the same repetition: what the
+//     layering (API, dispatch, channel, the transport's completion protocol) adds to it.
+// Data is checked at PE 1 after every repetition (both destinations), the 8-byte rows included.
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -110,13 +127,28 @@ struct Card {
   uint32_t len, ok;
 };
 
-// Posts one write and reads its completion; false on an error or after 10 s without one.
+// Reads completions until one arrives, with the transport's wait policy (spin briefly, then
+// yield), so that the comparison measures the proxy path's own cost rather than a different
+// polling policy; false on an error or past `deadline`.
+bool raw_wait(Raw &r, Clock::time_point deadline) {
+  fi_cq_entry e;
+  for (unsigned idle = 0;; ++idle) {
+    ssize_t rc = fi_cq_read(r.cq, &e, 1);
+    if (rc == 1) return true;
+    if (rc != -FI_EAGAIN || Clock::now() > deadline) return false;
+    if (idle >= 128) sched_yield();
+  }
+}
+
+// Posts one write and, unless the provider copied it at once (at most the inject size:
+// fi_inject_write, what the transport does for a put this small), reads its completion;
+// false on an error or after 10 s without one. The endpoint's default op flags carry
+// FI_DELIVERY_COMPLETE (raw_open), so the completion means the bytes are at the target.
 bool raw_write(Raw &r, const void *src, size_t n, void *desc) {
   static fi_context2 ctx;
   ssize_t rc;
   auto deadline = Clock::now() + std::chrono::seconds(10);
   if (n <= r.info->tx_attr->inject_size) {
-    // What the transport does for a put this small: the provider copies it, nothing to wait for.
     while ((rc = fi_inject_write(r.ep, src, n, r.peer, r.raddr, r.rkey)) == -FI_EAGAIN) {
       fi_cq_entry e;
       (void)fi_cq_read(r.cq, &e, 1);
@@ -130,15 +162,32 @@ bool raw_write(Raw &r, const void *src, size_t n, void *desc) {
     if (Clock::now() > deadline) return false;
   }
   if (rc) return false;
-  // The transport's wait policy (spin briefly, then yield), so that the comparison measures the
-  // proxy path's own cost rather than a different polling policy.
-  fi_cq_entry e;
-  for (unsigned idle = 0;; ++idle) {
-    rc = fi_cq_read(r.cq, &e, 1);
-    if (rc == 1) return true;
-    if (rc != -FI_EAGAIN || Clock::now() > deadline) return false;
-    if (idle >= 128) sched_yield();
+  return raw_wait(r, deadline);
+}
+
+// One blocking remote-completed write: fi_writemsg with FI_DELIVERY_COMPLETE and a completion
+// (never FI_INJECT), then reading that completion.
+bool raw_write_delivered(Raw &r, const void *src, size_t n, void *desc) {
+  static fi_context2 ctx;
+  iovec iov{const_cast<void *>(src), n};
+  fi_rma_iov riov{r.raddr, n, r.rkey};
+  fi_msg_rma msg{};
+  msg.msg_iov = &iov;
+  msg.desc = &desc;
+  msg.iov_count = 1;
+  msg.addr = r.peer;
+  msg.rma_iov = &riov;
+  msg.rma_iov_count = 1;
+  msg.context = &ctx;
+  auto deadline = Clock::now() + std::chrono::seconds(10);
+  ssize_t rc;
+  while ((rc = fi_writemsg(r.ep, &msg, FI_DELIVERY_COMPLETE | FI_COMPLETION)) == -FI_EAGAIN) {
+    fi_cq_entry e;
+    (void)fi_cq_read(r.cq, &e, 1);
+    if (Clock::now() > deadline) return false;
   }
+  if (rc) return false;
+  return raw_wait(r, deadline);
 }
 
 void fi_write_vs_put(Context &ctx) {
@@ -196,13 +245,15 @@ void fi_write_vs_put(Context &ctx) {
     progress = std::thread([&] {
       fi_cq_entry e;
       unsigned idle = 0;
-      // The transport's progress-thread policy (spin, yield, then 10 us naps), so that the
-      // difference between the two is the proxy path's own cost, not the polling policy.
+      // The transport's progress-thread policy (progress_main: spin, yield, then 10 us naps,
+      // 200 us ones after a long idle spell), so that the difference between the two is the
+      // proxy path's own cost, not the polling policy, and so that the idle one of the two
+      // threads takes as much CPU from the busy side in either part.
       while (!stop.load(std::memory_order_relaxed))
         if (fi_cq_read(r.cq, &e, 1) != -FI_EAGAIN)
           idle = 0;
         else if (++idle > 256)
-          std::this_thread::sleep_for(std::chrono::microseconds(10));
+          std::this_thread::sleep_for(std::chrono::microseconds(idle > 100000 ? 200 : 10));
         else if (idle > 32)
           sched_yield();
     });
@@ -253,22 +304,33 @@ void fi_write_vs_put(Context &ctx) {
     (void)put;
     rows.push_back(std::move(row));
   }
-  // 8-byte latency, blocking, back to back.
+  // 8-byte latency: one blocking remote-completed write per iteration on both sides (put +
+  // quiet; fi_write with delivery complete + its completion), back to back.
   std::vector<double> put_us, raw_us, added;
   const unsigned iters = ctx.opt.iters;
   for (unsigned rep = 0; rep < ctx.opt.reps; ++rep) {
+    const uint64_t seed = (uint64_t{0x1a7} << 32) ^ (rep + 1);
     xshmem_barrier_all();
     if (ctx.me == kSender) {
+      fill_pattern(src.data(), 8, seed);
       auto t0 = Clock::now();
-      for (unsigned i = 0; i < iters; ++i) xshmem_putmem(dst, src.data(), 8, kReceiver);
+      for (unsigned i = 0; i < iters; ++i) {
+        xshmem_putmem(dst, src.data(), 8, kReceiver);
+        xshmem_quiet();
+      }
       const double tp = seconds_since(t0) * 1e6 / iters;
       t0 = Clock::now();
-      for (unsigned i = 0; i < iters && data_ok; ++i) data_ok = raw_write(r, src.data(), 8, desc);
+      for (unsigned i = 0; i < iters && data_ok; ++i)
+        data_ok = raw_write_delivered(r, src.data(), 8, desc);
       const double tr = seconds_since(t0) * 1e6 / iters;
       put_us.push_back(tp);
       raw_us.push_back(tr);
       added.push_back(tp - tr);
     }
+    xshmem_barrier_all();
+    if (ctx.me == kReceiver && (verify_pattern(dst, 8, seed) != SIZE_MAX ||
+                                verify_pattern(raw_dst.data(), 8, seed) != SIZE_MAX))
+      data_ok = false;
   }
   xshmem_barrier_all();
   stop.store(true);
@@ -299,15 +361,17 @@ std::vector<MetricDef> fabric_metrics() {
   return {
       {"fi_write_vs_put", "-", Where::kHost, 2,
        "blocking xshmem_putmem and a raw libfabric fi_write (own endpoint, same provider) of the "
-       "same sizes, PE 0 -> PE 1, alternating per repetition; records fi_write_bw, "
+       "same sizes, PE 0 -> PE 1, alternating per repetition, then 8-byte remote-completed "
+       "round trips (put + quiet; fi_write delivery complete); records fi_write_bw, "
        "put_vs_fi_write, put_lat_8B, fi_write_lat_8B and put_added_lat_8B",
        fi_write_vs_put},
       {"fi_write_bw", "GB/s", Where::kHost, 2, "raw fi_write (blocking), per size", nullptr},
       {"put_vs_fi_write", "ratio", Where::kHost, 2,
        "put bandwidth / raw fi_write bandwidth, per repetition", nullptr},
-      {"put_lat_8B", "us", Where::kHost, 2, "blocking 8-byte xshmem_putmem, back to back", nullptr},
-      {"fi_write_lat_8B", "us", Where::kHost, 2, "blocking 8-byte raw fi_write, back to back",
-       nullptr},
+      {"put_lat_8B", "us", Where::kHost, 2,
+       "8-byte xshmem_putmem + xshmem_quiet (remote completion), back to back", nullptr},
+      {"fi_write_lat_8B", "us", Where::kHost, 2,
+       "8-byte raw fi_write with FI_DELIVERY_COMPLETE + its completion, back to back", nullptr},
       {"put_added_lat_8B", "us", Where::kHost, 2, "put_lat_8B - fi_write_lat_8B, per repetition",
        nullptr},
   };

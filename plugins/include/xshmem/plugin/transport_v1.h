@@ -47,8 +47,10 @@ typedef enum xshmem_path {
 #define XSHMEM_TRANSPORT_CAP_HOST_HEAP (1u << 0)   /* serves heaps in host memory */
 #define XSHMEM_TRANSPORT_CAP_DEVICE_HEAP (1u << 1) /* serves heaps in GPU memory */
 /* Reaches peers through a network NIC (added in 1.1; older plugins leave it 0). When an allowed
- * transport has it, init discovers the topology and checks XSHMEM_NICS and XSHMEM_NIC_MAP before
- * the transports start: a bad value is an init error naming the variable. */
+ * transport has it and some PE is on another host (or the user names the transport in
+ * XSHMEM_TRANSPORTS or XSHMEM_PAIR_TRANSPORTS), init discovers the topology and checks
+ * XSHMEM_NICS and XSHMEM_NIC_MAP before the transports start: a bad value is an init error naming
+ * the variable. Otherwise job info's nic is NULL. */
 #define XSHMEM_TRANSPORT_CAP_NIC (1u << 2)
 
 /* This PE's symmetric heap, as registered with each transport. */
