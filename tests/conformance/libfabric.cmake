@@ -2,7 +2,8 @@
 # group at 2, 3 and 4 PEs over the tcp provider, and (XSHMEM_TEST_LIBFABRIC_SOCKETS=ON) at 2 PEs over
 # sockets, pinned to loopback; the data-path groups again at 2 PEs over tcp through the staged path
 # (XSHMEM_LIBFABRIC_STAGED=1: host heaps, the protocol GPU heaps without FI_HMEM take), entries
-# conf.<group>.np2.libfabric_tcp_staged.
+# conf.<group>.np2.libfabric_tcp_staged; and through the proxy engine from host threads
+# (XSHMEM_PROXY_HOST=1), entries conf.<group>.np2.libfabric_tcp_proxyhost.
 # Entries conf.<group>.np<N>.libfabric_<provider>, labels "conformance;<group>;np<N>;
 # libfabric_<provider>" like the hostshm ones.
 if(NOT TARGET xshmem_transport_libfabric)
@@ -77,4 +78,28 @@ foreach(group IN LISTS XT_LF_STAGED_GROUPS)
     PROCESSORS 2
     RUN_SERIAL TRUE
     LABELS "conformance;${group};np2;libfabric_tcp_staged")
+endforeach()
+
+# The proxy engine's request path on CPU PEs (XSHMEM_PROXY_HOST=1): host threads go through the
+# rings and the proxy thread exactly as GPU threads do (proxy.h, proxy_ring.h, core/src/proxy/,
+# the engine's start at init and drain at finalize), so CI runs the GPU PEs' PROXY path code
+# without a GPU. Entries conf.<group>.np2.libfabric_tcp_proxyhost.
+set(XT_LF_PROXYHOST_GROUPS rma amo sig ord p2p ctx team coll)
+foreach(group IN LISTS XT_LF_PROXYHOST_GROUPS)
+  if(NOT TARGET conf_${group})
+    continue()
+  endif()
+  set(heap ${XT_HEAP_${group}})
+  if(NOT heap)
+    set(heap 64M)
+  endif()
+  set(name conf.${group}.np2.libfabric_tcp_proxyhost)
+  add_test(NAME ${name} COMMAND ${XT_LAUNCHER} -n 2 $<TARGET_FILE:conf_${group}>)
+  set_tests_properties(${name} PROPERTIES
+    ENVIRONMENT "${XT_LF_ENV};XSHMEM_LIBFABRIC_PROVIDER=tcp;XSHMEM_PROXY_HOST=1;XSHMEM_SYMMETRIC_SIZE=${heap};XT_EXPECT_NPES=2"
+    SKIP_RETURN_CODE 77
+    TIMEOUT 300
+    PROCESSORS 2
+    RUN_SERIAL TRUE
+    LABELS "conformance;${group};np2;libfabric_tcp_proxyhost")
 endforeach()
