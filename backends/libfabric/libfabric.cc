@@ -1593,6 +1593,13 @@ xshmem_status_t lf_finalize(void *ctx) {
 
 xshmem_status_t lf_predict(const xshmem_plan_pe_v1_t *self, const xshmem_plan_pe_v1_t *peer,
                            xshmem_peer_info_v1_t *info) {
+  // As lf_init: a one-host job that names libfabric nowhere leaves it dormant.
+  if (XSHMEM_PLAN_PE_HAS(self, hosts) && self->hosts == 1 && !named_by_user()) {
+    fill_reason(info,
+                "not started: a one-host job that names libfabric nowhere (name it in "
+                "XSHMEM_TRANSPORTS to use it on one host)");
+    return XSHMEM_ERR_UNREACHABLE;
+  }
   info->path = XSHMEM_PATH_PROXY;
   info->flags = 0;
   info->latency_ns = static_cast<uint32_t>(g_svc->config_get_int("XSHMEM_LIBFABRIC_LATENCY_NS"));
