@@ -1,5 +1,6 @@
 // xshmem topology: what the machine is (GPUs, NICs, NUMA nodes, links, distances), discovered with
-// hwloc, and which path every PE pair of a job layout would take.
+// hwloc, and the plan of a job layout (its PEs, their pairs by class, the path a PathModel gives
+// each pair).
 //
 // Internal C++ header (namespace xshmem::topo), used by libxshmem and the tools; never installed.
 // The model is plain structs without hwloc types, so tests build machines by hand and the tools
@@ -13,6 +14,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+struct xshmem_plan_pe_v1;  // <xshmem/plugin/transport_v1.h>
 
 namespace xshmem::topo {
 
@@ -155,13 +158,13 @@ std::vector<NicChoice> nic_per_gpu(const Machine &m, const NicFilter &filter,
                                    std::vector<std::string> *skipped = nullptr);
 
 // ---- Path plan ----------------------------------------------------------------------------------
-
-enum class Transport : uint8_t { kNone, kNvlink, kHostshm, kIbgda, kLibfabric };
-const char *transport_name(Transport t);  // "none", "nvlink", "hostshm", "ibgda", "libfabric"
+//
+// The plan lays a job out on the machines (PE -> node, GPU, NIC) and groups its pairs into classes;
+// which transport takes a pair, and why, is not modelled here: a PathModel answers it (xshmem-info
+// asks the loaded transport plugins' predict and the core's selection, core/src/selection.h), so
+// a new plugin shows up in the plan without an edit of this module.
 
 struct PlanOptions {
-  std::string transports;              // XSHMEM_TRANSPORTS: "" = all, "a,b" allows, "^a,b" excludes
-  std::string remote_transport;        // XSHMEM_REMOTE_TRANSPORT: "", "ibgda" or "libfabric"
   std::string nics;                    // NIC filter, parse_nic_filter syntax
   std::map<int, std::string> nic_map;  // PE -> NIC name, overrides the nearest-NIC choice
   bool host_heap = false;              // XSHMEM_HEAP=host: every PE is a CPU PE
@@ -179,25 +182,40 @@ struct PePlan {
 };
 
 struct PairPlan {
-  Transport transport = Transport::kNone;
-  std::string why;  // "nvlink: GPUs 0,1 NV18", "none: ..." with the reason
+  int transport = -1;  // index into PathModel::names (Plan::transports), -1 = none
+  std::string why;     // "<transport>: <its reason>", or "none: ..." with every refusal
+  std::string error;   // for a pair no transport takes: the sentence the plan's errors get
 };
 
 // Pairs that take one transport for one reason: every ordered PE pair (a PE with itself too) is in
-// exactly one class, so the counts add up to n * n. Whether and how a pair is reached depends only
-// on both PEs' machines, GPUs and NICs and on whether they share a node, so a plan of 10^4 PEs has
-// a handful of classes; `why` is the reason of the class's first pair (from -> to), whose PE and
-// node numbers differ from pair to pair.
+// exactly one class, so the counts add up to n * n. A model's answer depends only on both PEs'
+// machines, GPUs and NICs and on whether they share a node (unless PathModel::by_pe), so a plan of
+// 10^4 PEs has a handful of classes; `why` is the reason of the class's first pair (from -> to).
 struct PairClass {
-  Transport transport = Transport::kNone;
+  int transport = -1;
   std::string why;
   int from = -1, to = -1;  // the first pair of the class (lowest from, then to)
   uint64_t count = 0;
   bool same_node = false;
 };
 
+struct Plan;
+
+// Which transport takes a pair of a plan, and why. `pair` is called with the plan's PEs laid out
+// (Plan::pes, Plan::gpu_heap filled) and must be a pure function of them.
+struct PathModel {
+  std::vector<std::string> names;  // the transports it may answer, in its order
+  std::function<PairPlan(const std::vector<Machine> &machines, const Plan &p, int from, int to)>
+      pair;
+  // The answer depends on the PE numbers themselves (pair rules): every PE is a kind of its own,
+  // so the classes are the pairs.
+  bool by_pe = false;
+};
+
 struct Plan {
   int pes_per_node = 0, nodes = 0;
+  bool gpu_heap = false;  // every PE has a GPU: the heap lives in GPU memory (XSHMEM_HEAP=auto)
+  std::vector<std::string> transports;  // the model's names (PairPlan::transport indexes them)
   std::vector<PePlan> pes;
   std::vector<PairClass> classes;            // by first pair
   std::vector<std::vector<PairPlan>> pairs;  // [from][to]: filled only when full_pairs() is true
@@ -206,10 +224,12 @@ struct Plan {
   bool ok() const { return errors.empty(); }
   bool full_pairs() const { return !pairs.empty(); }
   // The transport of one pair, from the classes (no pair list needed).
-  Transport transport(int from, int to) const;
+  int transport(int from, int to) const;
+  // "nvlink", ..., or "none" for -1.
+  std::string name(int transport) const;
   // The class one pair belongs to (an index into classes).
   int class_of(int from, int to) const;
-  uint64_t count(Transport t) const;  // ordered pairs (self pairs included) that take t
+  uint64_t count(int transport) const;  // ordered pairs (self pairs included) that take it
 
   // Internal: each PE's kind (its machine, GPU and NIC) and the class of each pair of kinds.
   std::vector<int> pe_kind;
@@ -220,22 +240,33 @@ struct Plan {
 // At most this many PEs get the full pair list by default (PlanOptions::full_pairs).
 constexpr int kFullPairsMax = 64;
 
-// The plan for `nodes` nodes of `pes_per_node` PEs each (PE = node * pes_per_node + local rank).
-// `machines` holds one machine per node, or one machine that every node is a copy of. A PE's GPU
-// is local rank mod GPU count (none: CPU PE). Same-node GPU pairs with peer access take nvlink,
-// same-node CPU PEs hostshm (the rules of those plugins' can_reach); other pairs the remote
-// transport (XSHMEM_REMOTE_TRANSPORT, else the first allowed one that can). A requested transport
-// that cannot serve a pair leaves it "none" with the reason: never a silent fallback.
-// Work and memory grow with the PEs and the pair classes, not with the pairs.
+// The PEs of a plan of `nodes` nodes of `pes_per_node` PEs each (PE = node * pes_per_node + local
+// rank), without their pairs. `machines` holds one machine per node, or one machine that every
+// node is a copy of. A PE's GPU is local rank mod GPU count (none: CPU PE); its NIC the nearest
+// usable one (nic_per_gpu), the mapped one, or for a CPU PE the usable ones in turn. Errors (bad
+// layout, a mapped NIC the node lacks, GPUs without a PCI location) go to *errors, skipped NICs
+// to *notes.
+std::vector<PePlan> plan_pes(const std::vector<Machine> &machines, int pes_per_node, int nodes,
+                             const PlanOptions &opts, std::vector<std::string> *errors,
+                             std::vector<std::string> *notes);
+// The plan: plan_pes, then every pair class answered by `model` on its first pair. A pair the
+// model leaves without a transport is an error of the plan (the first four named). Work and
+// memory grow with the PEs and the pair classes, not with the pairs.
 Plan plan(const std::vector<Machine> &machines, int pes_per_node, int nodes,
-          const PlanOptions &opts);
-// One pair of a plan with its own reason (the PE and node numbers of this pair), computed on demand
-// from the same machines and options: lists every pair of a plan of any size without holding them.
-PairPlan plan_pair(const std::vector<Machine> &machines, const PlanOptions &opts, const Plan &p,
+          const PlanOptions &opts, const PathModel &model);
+// One pair of a plan with its own reason, from the same machines and model: lists every pair of a
+// plan of any size without holding them.
+PairPlan plan_pair(const std::vector<Machine> &machines, const PathModel &model, const Plan &p,
                    int from, int to);
-// Every pair of a plan in (from, to) order, one at a time (the options parsed once).
-void for_each_pair(const std::vector<Machine> &machines, const PlanOptions &opts, const Plan &p,
+// Every pair of a plan in (from, to) order, one at a time.
+void for_each_pair(const std::vector<Machine> &machines, const PathModel &model, const Plan &p,
                    const std::function<void(int from, int to, const PairPlan &)> &fn);
+
+// The two PEs of a pair as a transport's predict sees them (xshmem_plan_pe_v1_t of the plugin
+// ABI): host (node + 1), GPU and its PCI id, NIC, heap kind, and for two GPUs of one node their
+// peer access and NVLink count from the topology. The strings point into `machines` and `p`.
+void plan_pe_records(const std::vector<Machine> &machines, const Plan &p, int from, int to,
+                     xshmem_plan_pe_v1 *self, xshmem_plan_pe_v1 *peer);
 
 // ---- Rendering ----------------------------------------------------------------------------------
 

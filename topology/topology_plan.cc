@@ -1,18 +1,15 @@
-// NIC per GPU and the path plan of a job layout.
+// NIC per GPU and the plan of a job layout: the PEs (node, GPU, NIC) and their pairs by class.
 //
-// The rules mirror the transports' can_reach at init: nvlink reaches PEs of the same host whose
-// GPUs are the same or have peer access (backends/nvlink: cuDeviceCanAccessPeer), hostshm reaches
-// PEs of the same host with host heaps (backends/hostshm: the memfd exchange among node peers).
-// ibgda and libfabric are future transports; they are modelled here by the rules DESIGN.md gives
-// them: ibgda needs an mlx5 RDMA NIC with an active port on both sides (same link layer),
-// libfabric a provider that both sides have. Both reach peers on the same node too (NIC loopback),
-// which is used only when no local transport can.
+// Which transport takes a pair is the PathModel's answer (xshmem-info: the loaded plugins'
+// predict and the core's selection); nothing here knows a transport by name.
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
+
+#include <xshmem/plugin/transport_v1.h>
 
 #include "topology.h"
 
@@ -32,28 +29,6 @@ std::vector<std::string> split(const std::string &s, char sep) {
   return out;
 }
 
-constexpr Transport kAll[] = {Transport::kNvlink, Transport::kHostshm, Transport::kIbgda,
-                              Transport::kLibfabric};
-
-bool parse_transport(const std::string &s, Transport *t) {
-  for (Transport x : kAll)
-    if (s == transport_name(x)) {
-      *t = x;
-      return true;
-    }
-  return false;
-}
-
-// Providers that only reach the same host, never a remote node.
-bool local_only_provider(const std::string &p) {
-  return p == "shm" || p == "sm2" || p.rfind("shm;", 0) == 0 || p == "lpp";
-}
-
-struct PeCtx {
-  const Machine *m = nullptr;
-  const PePlan *pe = nullptr;
-};
-
 // The port of a NIC the filter allows and that is up; 0 when ports are unknown (assumed usable),
 // -1 with *why when none is usable.
 int usable_port(const Nic &n, const NicFilter &f, std::string *why) {
@@ -70,181 +45,6 @@ int usable_port(const Nic &n, const NicFilter &f, std::string *why) {
   return -1;
 }
 
-std::string gpu_side(const Machine &m, const PePlan &pe) {
-  if (pe.gpu < 0 || pe.nic < 0) return "cpu";
-  return class_name(m.gpu_nic[pe.gpu][pe.nic]);
-}
-
-LinkLayer nic_layer(const Nic &n) {
-  for (const NicPort &p : n.ports)
-    if (p.active()) return p.link_layer;
-  return LinkLayer::kUnknown;
-}
-
-// ibgda between two PEs: both have an mlx5 NIC, of one link layer where known.
-bool ibgda_can(const PeCtx &a, const PeCtx &b, std::string *why) {
-  for (const PeCtx *x : {&a, &b}) {
-    if (x->pe->nic < 0) {
-      *why = "pe " + std::to_string(x->pe->pe) + " has no usable NIC";
-      return false;
-    }
-    const Nic &n = x->m->nics[x->pe->nic];
-    if (!n.mlx5()) {
-      *why = "pe " + std::to_string(x->pe->pe) + "'s NIC " + n.name + " is not an mlx5 RDMA NIC";
-      return false;
-    }
-  }
-  const LinkLayer la = nic_layer(a.m->nics[a.pe->nic]), lb = nic_layer(b.m->nics[b.pe->nic]);
-  if (la != LinkLayer::kUnknown && lb != LinkLayer::kUnknown && la != lb) {
-    *why = std::string("link layers differ (") + link_layer_name(la) + " vs " +
-           link_layer_name(lb) + ")";
-    return false;
-  }
-  char b2[160];
-  snprintf(b2, sizeof(b2), "ibgda: %s \xe2\x86\x92 %s (%s/%s)", a.m->nics[a.pe->nic].name.c_str(),
-           b.m->nics[b.pe->nic].name.c_str(), gpu_side(*a.m, *a.pe).c_str(),
-           gpu_side(*b.m, *b.pe).c_str());
-  *why = b2;
-  return true;
-}
-
-// The domain of `provider` a PE would use: the one on its NIC's PCI address, else the first.
-const FabricDomain *domain_for(const Machine &m, const PePlan &pe, const std::string &provider) {
-  const FabricDomain *first = nullptr;
-  for (const FabricDomain &d : m.domains) {
-    if (d.provider != provider) continue;
-    if (pe.nic >= 0 && !d.bus_id.empty() && d.bus_id == m.nics[pe.nic].bus_id) return &d;
-    if (!first) first = &d;
-  }
-  return first;
-}
-
-// libfabric between two PEs: a provider both machines have (NIC-matched domains first).
-bool libfabric_can(const PeCtx &a, const PeCtx &b, bool same_node, std::string *why) {
-  if (a.m->domains.empty() || b.m->domains.empty()) {
-    *why =
-        "no libfabric provider on node " + std::to_string((a.m->domains.empty() ? a : b).pe->node);
-    return false;
-  }
-  std::string best;
-  int best_score = -1;
-  for (const FabricDomain &d : a.m->domains) {
-    if (!same_node && local_only_provider(d.provider)) continue;
-    const FabricDomain *db = domain_for(*b.m, *b.pe, d.provider);
-    if (!db) continue;
-    const FabricDomain *da = domain_for(*a.m, *a.pe, d.provider);
-    const int score = (!da->bus_id.empty()) + (!db->bus_id.empty());
-    if (score > best_score) {
-      best_score = score;
-      best = "libfabric: " + d.provider + " " + da->domain + " \xe2\x86\x92 " + db->domain;
-    }
-  }
-  if (best_score < 0) {
-    *why = "no libfabric provider common to both nodes";
-    return false;
-  }
-  *why = best;
-  return true;
-}
-
-// The transport rules of a plan's options, parsed once.
-struct Rules {
-  std::set<Transport> allowed;
-  Transport remote = Transport::kNone;
-  NicFilter filter;
-};
-
-bool parse_rules(const PlanOptions &opts, Rules *r, std::vector<std::string> *errors) {
-  // The allowed set: "a,b" allows, "^a,b" excludes.
-  r->allowed = std::set<Transport>(std::begin(kAll), std::end(kAll));
-  std::string s = opts.transports;
-  const bool exclude = !s.empty() && s[0] == '^';
-  if (exclude) s.erase(0, 1);
-  std::set<Transport> named;
-  const size_t before = errors->size();
-  for (const std::string &n : split(s, ',')) {
-    Transport t;
-    if (!parse_transport(n, &t))
-      errors->push_back("plan: unknown transport \"" + n + "\" in the transport list \"" +
-                        opts.transports + "\" (known: nvlink, hostshm, ibgda, libfabric)");
-    else
-      named.insert(t);
-  }
-  if (!named.empty() || exclude) {
-    if (exclude)
-      for (Transport t : named) r->allowed.erase(t);
-    else
-      r->allowed = named;
-  }
-  r->remote = Transport::kNone;
-  if (!opts.remote_transport.empty()) {
-    if (!parse_transport(opts.remote_transport, &r->remote) ||
-        (r->remote != Transport::kIbgda && r->remote != Transport::kLibfabric))
-      errors->push_back("plan: remote transport \"" + opts.remote_transport +
-                        "\" is not one of ibgda, libfabric");
-    else if (!r->allowed.count(r->remote))
-      errors->push_back(std::string("plan: remote transport ") + opts.remote_transport +
-                        " is excluded by the transport list \"" + opts.transports + "\"");
-  }
-  r->filter = parse_nic_filter(opts.nics);
-  return errors->size() == before;
-}
-
-// The path of one pair: what init's selection would pick, with the reason.
-PairPlan eval_pair(const Rules &rules, const PeCtx &ca, const PeCtx &cb) {
-  const PePlan &pa = *ca.pe, &pb = *cb.pe;
-  const bool same_node = pa.node == pb.node;
-  std::vector<std::string> refused;
-  if (same_node && pa.gpu >= 0 && pb.gpu >= 0) {
-    const GpuLink &l = ca.m->gpu_gpu[pa.gpu][pb.gpu];
-    std::string what;
-    if (pa.gpu == pb.gpu)
-      what = "same GPU " + std::to_string(pa.gpu);
-    else if (l.nvlinks > 0)
-      what = "GPUs " + std::to_string(pa.gpu) + "," + std::to_string(pb.gpu) + " NV" +
-             std::to_string(l.nvlinks);
-    else if (l.p2p)
-      what = "GPUs " + std::to_string(pa.gpu) + "," + std::to_string(pb.gpu) + " PCIe P2P (" +
-             class_name(l.pci) + ")";
-    if (what.empty())
-      refused.push_back("nvlink: GPUs " + std::to_string(pa.gpu) + "," + std::to_string(pb.gpu) +
-                        " have no peer access (" + class_name(l.pci) + ", " + l.source + ")");
-    else if (!rules.allowed.count(Transport::kNvlink))
-      refused.push_back("nvlink (" + what + ") is not allowed");
-    else
-      return {Transport::kNvlink, "nvlink: " + what};
-  } else if (same_node && pa.gpu < 0 && pb.gpu < 0) {
-    if (rules.allowed.count(Transport::kHostshm))
-      return {Transport::kHostshm,
-              pa.pe == pb.pe ? "hostshm: itself, CPU PE" : "hostshm: same host, CPU PEs"};
-    refused.push_back("hostshm (same host, CPU PEs) is not allowed");
-  } else if (same_node) {
-    refused.push_back("nvlink and hostshm: one GPU PE and one CPU PE (heaps of different kinds)");
-  }
-  // The NIC transports: the requested one only, else the first allowed one that can.
-  std::vector<Transport> order;
-  if (rules.remote != Transport::kNone && !same_node)
-    order.push_back(rules.remote);
-  else
-    for (Transport t : {Transport::kIbgda, Transport::kLibfabric})
-      if (rules.allowed.count(t)) order.push_back(t);
-  for (Transport t : order) {
-    std::string why;
-    const bool can =
-        t == Transport::kIbgda ? ibgda_can(ca, cb, &why) : libfabric_can(ca, cb, same_node, &why);
-    if (can) return {t, why + (same_node ? ", same node through the NIC" : "")};
-    refused.push_back(
-        std::string(transport_name(t)) + ": " + why +
-        (t == rules.remote && !same_node ? " (requested as the remote transport)" : ""));
-  }
-  if (order.empty())
-    refused.push_back(same_node ? "no NIC transport allowed"
-                                : "no remote transport (ibgda, libfabric) allowed");
-  std::string why;
-  for (const auto &x : refused) why += (why.empty() ? "" : "; ") + x;
-  return {Transport::kNone, "none: " + why};
-}
-
 const Machine &machine_of(const std::vector<Machine> &machines, int node) {
   return machines.size() == 1 ? machines[0] : machines[node];
 }
@@ -255,22 +55,6 @@ int relation(const Plan &p, int a, int b) {
 }
 
 }  // namespace
-
-const char *transport_name(Transport t) {
-  switch (t) {
-    case Transport::kNvlink:
-      return "nvlink";
-    case Transport::kHostshm:
-      return "hostshm";
-    case Transport::kIbgda:
-      return "ibgda";
-    case Transport::kLibfabric:
-      return "libfabric";
-    case Transport::kNone:
-      break;
-  }
-  return "none";
-}
 
 bool NicFilter::allows(const std::string &nic, int port) const {
   if (entries.empty()) return true;
@@ -333,65 +117,54 @@ int Plan::class_of(int from, int to) const {
   return kind_class[(static_cast<size_t>(pe_kind[from]) * kinds + pe_kind[to]) * 3 + r];
 }
 
-Transport Plan::transport(int from, int to) const {
+int Plan::transport(int from, int to) const {
   return classes[class_of(from, to)].transport;
 }
 
-uint64_t Plan::count(Transport t) const {
+std::string Plan::name(int t) const {
+  return t >= 0 && static_cast<size_t>(t) < transports.size() ? transports[t] : "none";
+}
+
+uint64_t Plan::count(int t) const {
   uint64_t n = 0;
   for (const PairClass &c : classes)
     if (c.transport == t) n += c.count;
   return n;
 }
 
-PairPlan plan_pair(const std::vector<Machine> &machines, const PlanOptions &opts, const Plan &p,
+PairPlan plan_pair(const std::vector<Machine> &machines, const PathModel &model, const Plan &p,
                    int from, int to) {
-  Rules rules;
-  std::vector<std::string> errors;
-  if (!parse_rules(opts, &rules, &errors)) return {Transport::kNone, "none: " + errors[0]};
-  const PePlan &pa = p.pes[from], &pb = p.pes[to];
-  return eval_pair(rules, {&machine_of(machines, pa.node), &pa},
-                   {&machine_of(machines, pb.node), &pb});
+  if (!model.pair) return {-1, "none: no path model", ""};
+  return model.pair(machines, p, from, to);
 }
 
-void for_each_pair(const std::vector<Machine> &machines, const PlanOptions &opts, const Plan &p,
+void for_each_pair(const std::vector<Machine> &machines, const PathModel &model, const Plan &p,
                    const std::function<void(int from, int to, const PairPlan &)> &fn) {
-  Rules rules;
-  std::vector<std::string> errors;
-  if (!parse_rules(opts, &rules, &errors)) return;
   const int n = static_cast<int>(p.pes.size());
   for (int a = 0; a < n; ++a)
-    for (int b = 0; b < n; ++b) {
-      const PePlan &pa = p.pes[a], &pb = p.pes[b];
-      fn(a, b,
-         eval_pair(rules, {&machine_of(machines, pa.node), &pa},
-                   {&machine_of(machines, pb.node), &pb}));
-    }
+    for (int b = 0; b < n; ++b) fn(a, b, plan_pair(machines, model, p, a, b));
 }
 
-Plan plan(const std::vector<Machine> &machines, int pes_per_node, int nodes,
-          const PlanOptions &opts) {
-  Plan p;
-  p.pes_per_node = pes_per_node;
-  p.nodes = nodes;
+std::vector<PePlan> plan_pes(const std::vector<Machine> &machines, int pes_per_node, int nodes,
+                             const PlanOptions &opts, std::vector<std::string> *errors,
+                             std::vector<std::string> *notes) {
+  std::vector<PePlan> pes;
   if (pes_per_node <= 0 || nodes <= 0) {
-    p.errors.push_back("plan: pes_per_node " + std::to_string(pes_per_node) + " and nodes " +
-                       std::to_string(nodes) + " must be positive");
-    return p;
+    errors->push_back("plan: pes_per_node " + std::to_string(pes_per_node) + " and nodes " +
+                      std::to_string(nodes) + " must be positive");
+    return pes;
   }
   if (machines.size() != 1 && machines.size() != static_cast<size_t>(nodes)) {
-    p.errors.push_back("plan: " + std::to_string(machines.size()) + " machines given for " +
-                       std::to_string(nodes) + " nodes; give one, or one per node");
-    return p;
+    errors->push_back("plan: " + std::to_string(machines.size()) + " machines given for " +
+                      std::to_string(nodes) + " nodes; give one, or one per node");
+    return pes;
   }
   if (static_cast<int64_t>(pes_per_node) * nodes > (1 << 24)) {
-    p.errors.push_back("plan: " + std::to_string(static_cast<int64_t>(pes_per_node) * nodes) +
-                       " PEs is more than this model plans (16777216)");
-    return p;
+    errors->push_back("plan: " + std::to_string(static_cast<int64_t>(pes_per_node) * nodes) +
+                      " PEs is more than this model plans (16777216)");
+    return pes;
   }
-  Rules rules;
-  if (!parse_rules(opts, &rules, &p.errors)) return p;
-  auto machine = [&](int node) -> const Machine & { return machine_of(machines, node); };
+  const NicFilter filter = parse_nic_filter(opts.nics);
 
   // Per distinct machine (one, or one per node): the NIC per GPU and the NICs a CPU PE may use.
   const size_t nm = machines.size();
@@ -399,20 +172,20 @@ Plan plan(const std::vector<Machine> &machines, int pes_per_node, int nodes,
   std::vector<std::vector<int>> cpu_nics(nm);
   for (size_t i = 0; i < nm; ++i) {
     std::vector<std::string> skipped;
-    per_gpu[i] = nic_per_gpu(machines[i], rules.filter, &skipped);
+    per_gpu[i] = nic_per_gpu(machines[i], filter, &skipped);
     const std::string where =
         nm == 1 && nodes > 1 ? "every node" : "node " + std::to_string(static_cast<int>(i));
-    for (const auto &s : skipped) p.notes.push_back(where + ": " + s);
+    for (const auto &s : skipped) notes->push_back(where + ": " + s);
     for (const Nic &c : machines[i].nics) {
       std::string why;
-      if (usable_port(c, rules.filter, &why) >= 0) cpu_nics[i].push_back(c.index);
+      if (usable_port(c, filter, &why) >= 0) cpu_nics[i].push_back(c.index);
     }
   }
 
   const int n = pes_per_node * nodes;
-  p.pes.resize(n);
+  pes.resize(n);
   for (int pe = 0; pe < n; ++pe) {
-    PePlan &x = p.pes[pe];
+    PePlan &x = pes[pe];
     x.pe = pe;
     x.node = pe / pes_per_node;
     x.local_rank = pe % pes_per_node;
@@ -423,8 +196,8 @@ Plan plan(const std::vector<Machine> &machines, int pes_per_node, int nodes,
       auto nic = std::find_if(m.nics.begin(), m.nics.end(),
                               [&](const Nic &c) { return c.name == it->second; });
       if (nic == m.nics.end()) {
-        p.errors.push_back("plan: the NIC map gives pe " + std::to_string(pe) + " NIC \"" +
-                           it->second + "\", which node " + std::to_string(x.node) + " lacks");
+        errors->push_back("plan: the NIC map gives pe " + std::to_string(pe) + " NIC \"" +
+                          it->second + "\", which node " + std::to_string(x.node) + " lacks");
         x.nic_reason = "mapped NIC " + it->second + " not found";
       } else {
         x.nic = nic->index;
@@ -450,7 +223,7 @@ Plan plan(const std::vector<Machine> &machines, int pes_per_node, int nodes,
   for (size_t i = 0; i < nm; ++i) {
     const Machine &m = machines[i];
     if (!m.unplaced_gpus.empty() && m.gpus.empty() && !opts.host_heap)
-      p.errors.push_back(
+      errors->push_back(
           "plan: " + (nm == 1 ? std::string("the machine") : "node " + std::to_string(i)) +
           " records " + std::to_string(m.unplaced_gpus.size()) +
           " NVIDIA GPU(s) without a PCI location (" + m.unplaced_gpus[0] +
@@ -459,12 +232,69 @@ Plan plan(const std::vector<Machine> &machines, int pes_per_node, int nodes,
           "its PCI devices (lstopo --of xml), or plan CPU PEs with XSHMEM_HEAP=host");
   }
 
+  return pes;
+}
+
+void plan_pe_records(const std::vector<Machine> &machines, const Plan &p, int from, int to,
+                     xshmem_plan_pe_v1 *self, xshmem_plan_pe_v1 *peer) {
+  auto fill = [&](int pe, xshmem_plan_pe_v1_t *d) {
+    const PePlan &x = p.pes[pe];
+    const Machine &m = machine_of(machines, x.node);
+    *d = xshmem_plan_pe_v1_t{};
+    d->struct_size = sizeof(*d);
+    d->pe = pe;
+    d->host_id = static_cast<uint64_t>(x.node) + 1;
+    d->gpu = x.gpu;
+    d->gpu_pci =
+        x.gpu >= 0 && static_cast<size_t>(x.gpu) < m.gpus.size() && !m.gpus[x.gpu].bus_id.empty()
+            ? m.gpus[x.gpu].bus_id.c_str()
+            : nullptr;
+    d->nic = x.nic_name.empty() ? nullptr : x.nic_name.c_str();
+    d->heap = p.gpu_heap ? XSHMEM_MEM_DEVICE : XSHMEM_MEM_HOST;
+    d->gpu_p2p_with_peer = -1;
+    d->nvlinks_with_peer = -1;
+    d->hosts = p.nodes;
+  };
+  fill(from, self);
+  fill(to, peer);
+  const PePlan &a = p.pes[from], &b = p.pes[to];
+  const Machine &m = machine_of(machines, a.node);
+  if (a.node == b.node && a.gpu >= 0 && b.gpu >= 0 &&
+      static_cast<size_t>(a.gpu) < m.gpu_gpu.size() &&
+      static_cast<size_t>(b.gpu) < m.gpu_gpu[a.gpu].size()) {
+    const GpuLink &l = m.gpu_gpu[a.gpu][b.gpu];
+    // NVLinks give peer access (as the topology counts them); else the PCIe P2P finding.
+    self->gpu_p2p_with_peer = peer->gpu_p2p_with_peer =
+        a.gpu == b.gpu || l.p2p || l.nvlinks > 0 ? 1 : 0;
+    self->nvlinks_with_peer = peer->nvlinks_with_peer = a.gpu == b.gpu ? 0 : l.nvlinks;
+  }
+}
+
+Plan plan(const std::vector<Machine> &machines, int pes_per_node, int nodes,
+          const PlanOptions &opts, const PathModel &model) {
+  Plan p;
+  p.pes_per_node = pes_per_node;
+  p.nodes = nodes;
+  p.transports = model.names;
+  p.pes = plan_pes(machines, pes_per_node, nodes, opts, &p.errors, &p.notes);
+  if (p.pes.empty()) return p;
+  if (!model.pair) {
+    p.errors.push_back("plan: no path model to answer the pairs");
+    return p;
+  }
+  const int n = static_cast<int>(p.pes.size());
+  p.gpu_heap = true;
+  for (const PePlan &x : p.pes) p.gpu_heap = p.gpu_heap && x.gpu >= 0;
+  const size_t nm = machines.size();
+
   // PE kinds: what a pair's path depends on (machine, GPU, NIC), numbered in PE order.
   std::map<std::tuple<size_t, int, int>, int> kind_ids;
   p.pe_kind.resize(n);
   for (int pe = 0; pe < n; ++pe) {
     const PePlan &x = p.pes[pe];
-    const auto key = std::make_tuple(nm == 1 ? 0 : static_cast<size_t>(x.node), x.gpu, x.nic);
+    const auto key = model.by_pe
+                         ? std::make_tuple(static_cast<size_t>(pe), -1, -1)
+                         : std::make_tuple(nm == 1 ? 0 : static_cast<size_t>(x.node), x.gpu, x.nic);
     auto it = kind_ids.emplace(key, static_cast<int>(kind_ids.size())).first;
     p.pe_kind[pe] = it->second;
   }
@@ -483,7 +313,9 @@ Plan plan(const std::vector<Machine> &machines, int pes_per_node, int nodes,
   }
   if (static_cast<uint64_t>(k) * k * 3 > (1ull << 26)) {
     p.errors.push_back("plan: " + std::to_string(k) +
-                       " distinct PE kinds (machine, GPU, NIC) are more than this model plans");
+                       (model.by_pe ? " PEs with pair rules (every PE a kind of its own)"
+                                    : " distinct PE kinds (machine, GPU, NIC)") +
+                       " are more than this model plans");
     return p;
   }
   p.kind_class.assign(static_cast<size_t>(k) * k * 3, -1);
@@ -552,8 +384,7 @@ Plan plan(const std::vector<Machine> &machines, int pes_per_node, int nodes,
   std::sort(order.begin(), order.end());
   p.classes.reserve(order.size());
   for (const auto &[pair, c] : order) {
-    const PePlan &pa = p.pes[pair.first], &pb = p.pes[pair.second];
-    const PairPlan r = eval_pair(rules, {&machine(pa.node), &pa}, {&machine(pb.node), &pb});
+    const PairPlan r = model.pair(machines, p, pair.first, pair.second);
     p.kind_class[c] = static_cast<int>(p.classes.size());
     p.classes.push_back({r.transport, r.why, pair.first, pair.second, count[c], c % 3 != 2});
   }
@@ -562,20 +393,31 @@ Plan plan(const std::vector<Machine> &machines, int pes_per_node, int nodes,
   if (full) {
     p.pairs.assign(n, std::vector<PairPlan>(n));
     for (int a = 0; a < n; ++a)
-      for (int b = 0; b < n; ++b)
-        p.pairs[a][b] = eval_pair(rules, {&machine(p.pes[a].node), &p.pes[a]},
-                                  {&machine(p.pes[b].node), &p.pes[b]});
+      for (int b = 0; b < n; ++b) p.pairs[a][b] = model.pair(machines, p, a, b);
+    // A model whose answer depends on the PE numbers (a plugin may look at them) breaks the
+    // classes; with every pair at hand that shows, and the plan groups by PE instead.
+    if (!model.by_pe)
+      for (int a = 0; a < n; ++a)
+        for (int b = 0; b < n; ++b) {
+          const PairClass &c = p.classes[p.class_of(a, b)];
+          if (c.transport == p.pairs[a][b].transport && c.why == p.pairs[a][b].why) continue;
+          PathModel per_pe = model;
+          per_pe.by_pe = true;
+          return plan(machines, pes_per_node, nodes, opts, per_pe);
+        }
   }
   // The first four unreachable pairs by (from, to), with their own reasons, then a count.
-  uint64_t unreachable = p.count(Transport::kNone);
+  uint64_t unreachable = p.count(-1);
   int named = 0;
   for (int a = 0; a < n && unreachable > 0 && named < 4; ++a)
     for (int b = 0; b < n && named < 4; ++b)
-      if (p.transport(a, b) == Transport::kNone) {
-        const PePlan &pa = p.pes[a], &pb = p.pes[b];
-        const PairPlan r = eval_pair(rules, {&machine(pa.node), &pa}, {&machine(pb.node), &pb});
-        p.errors.push_back("no transport reaches pe " + std::to_string(b) + " from pe " +
-                           std::to_string(a) + ": " + r.why.substr(6));
+      if (p.transport(a, b) < 0) {
+        const PairPlan r = model.pair(machines, p, a, b);
+        p.errors.push_back(!r.error.empty()
+                               ? r.error
+                               : "no transport reaches pe " + std::to_string(b) + " from pe " +
+                                     std::to_string(a) + ": " +
+                                     (r.why.rfind("none: ", 0) == 0 ? r.why.substr(6) : r.why));
         ++named;
       }
   if (unreachable > 4)

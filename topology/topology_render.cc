@@ -26,22 +26,6 @@ std::string pad(std::string s, size_t w) {
   return s;
 }
 
-const char *short_name(Transport t) {
-  switch (t) {
-    case Transport::kNvlink:
-      return "NV";
-    case Transport::kHostshm:
-      return "SHM";
-    case Transport::kIbgda:
-      return "GDA";
-    case Transport::kLibfabric:
-      return "OFI";
-    case Transport::kNone:
-      break;
-  }
-  return "-";
-}
-
 }  // namespace
 
 // Above this many GPUs and NICs the matrix is summarised by class (a 1024-GPU matrix is 8 MB).
@@ -228,21 +212,23 @@ std::string plan_text(const Plan &p) {
              "\npairs by transport (%zu PEs, %llu ordered pairs, self pairs too):\n", n,
              static_cast<unsigned long long>(n) * n);
     out += line;
-    for (Transport t : {Transport::kNvlink, Transport::kHostshm, Transport::kIbgda,
-                        Transport::kLibfabric, Transport::kNone}) {
+    std::vector<int> order;  // the model's transports in its order, "none" last
+    for (int t = 0; t < static_cast<int>(p.transports.size()); ++t) order.push_back(t);
+    order.push_back(-1);
+    for (int t : order) {
       const uint64_t c = p.count(t);
+      const std::string name = p.name(t);
       if (c == 0) continue;
       size_t nc = 0;
       for (const PairClass &k : p.classes) nc += k.transport == t;
-      snprintf(line, sizeof(line), "  %-9s %llu pairs in %zu class(es)\n", transport_name(t),
+      snprintf(line, sizeof(line), "  %-9s %llu pairs in %zu class(es)\n", name.c_str(),
                static_cast<unsigned long long>(c), nc);
       out += line;
       size_t shown = 0;
       for (const PairClass &k : p.classes) {
         if (k.transport != t) continue;
         if (shown++ == 8) {
-          snprintf(line, sizeof(line), "    ... and %zu more %s classes\n", nc - 8,
-                   transport_name(t));
+          snprintf(line, sizeof(line), "    ... and %zu more %s classes\n", nc - 8, name.c_str());
           out += line;
           break;
         }
@@ -254,14 +240,19 @@ std::string plan_text(const Plan &p) {
     }
   }
   if (p.full_pairs()) {
-    out += "\ntransport matrix (NV nvlink, SHM hostshm, GDA ibgda, OFI libfabric, - none):\n";
+    size_t w = 4;
+    for (const std::string &t : p.transports) w = std::max(w, t.size() + 1);
+    out += "\ntransport matrix (- none):\n";
     out += "      ";
-    for (size_t b = 0; b < n; ++b) out += pad(std::to_string(b), 4);
+    for (size_t b = 0; b < n; ++b) out += pad(std::to_string(b), w);
     while (out.back() == ' ') out.pop_back();
     out += "\n";
     for (size_t a = 0; a < n; ++a) {
       out += pad(std::to_string(a), 6);
-      for (size_t b = 0; b < n; ++b) out += pad(short_name(p.pairs[a][b].transport), 4);
+      for (size_t b = 0; b < n; ++b) {
+        const int t = p.pairs[a][b].transport;
+        out += pad(t < 0 ? "-" : p.name(t), w);
+      }
       while (out.back() == ' ') out.pop_back();
       out += "\n";
     }
@@ -296,19 +287,18 @@ std::string plan_json(const Plan &p, bool with_pairs) {
                         {"nic", x.nic_name},
                         {"nic_reason", x.nic_reason}});
   json counts = json::object();
-  for (Transport t : {Transport::kNvlink, Transport::kHostshm, Transport::kIbgda,
-                      Transport::kLibfabric, Transport::kNone})
-    if (const uint64_t c = p.count(t)) counts[transport_name(t)] = c;
+  for (int t = -1; t < static_cast<int>(p.transports.size()); ++t)
+    if (const uint64_t c = p.count(t)) counts[p.name(t)] = c;
   j["pair_counts"] = counts;
   // The classes, at most 256 per transport (a 1024-GPU plan has a million).
   j["pair_classes"] = json::array();
-  std::map<Transport, size_t> listed;
+  std::map<int, size_t> listed;
   size_t omitted = 0;
   for (const PairClass &k : p.classes)
     if (listed[k.transport]++ >= 256)
       ++omitted;
     else
-      j["pair_classes"].push_back({{"transport", transport_name(k.transport)},
+      j["pair_classes"].push_back({{"transport", p.name(k.transport)},
                                    {"count", k.count},
                                    {"same_node", k.same_node},
                                    {"first_from", k.from},
@@ -321,7 +311,7 @@ std::string plan_json(const Plan &p, bool with_pairs) {
       for (size_t b = 0; b < p.pairs[a].size(); ++b)
         j["pairs"].push_back({{"from", a},
                               {"to", b},
-                              {"transport", transport_name(p.pairs[a][b].transport)},
+                              {"transport", p.name(p.pairs[a][b].transport)},
                               {"why", p.pairs[a][b].why}});
   }
   j["notes"] = p.notes;
@@ -382,10 +372,10 @@ std::string to_dot(const std::vector<Machine> &machines, const Plan *p) {
         for (size_t b = a + 1; b < n; ++b) {
           const PePlan &pa = p->pes[a], &pb = p->pes[b];
           if (pa.node == pb.node || pa.nic < 0 || pb.nic < 0) continue;
-          const Transport t = p->transport(static_cast<int>(a), static_cast<int>(b));
-          if (t == Transport::kNone) continue;
+          const int t = p->transport(static_cast<int>(a), static_cast<int>(b));
+          if (t < 0) continue;
           edges.insert("  " + id(pa.node, "nic", pa.nic) + " -- " + id(pb.node, "nic", pb.nic) +
-                       " [style=dashed, color=red, label=\"" + transport_name(t) + "\"];\n");
+                       " [style=dashed, color=red, label=\"" + p->name(t) + "\"];\n");
         }
       for (const auto &e : edges) out += e;
     }

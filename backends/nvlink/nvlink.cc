@@ -460,9 +460,13 @@ xshmem_status_t nvlink_predict(const xshmem_plan_pe_v1_t *self, const xshmem_pla
   if (!yes) return XSHMEM_ERR_UNREACHABLE;
   info->path = XSHMEM_PATH_LSA;
   info->flags = XSHMEM_PEER_ATOMICS_NATIVE;  // the job asks the driver; the plan assumes native
-  info->latency_ns = static_cast<uint32_t>(g_svc->config_get_int("XSHMEM_NVLINK_LATENCY_NS"));
-  info->bandwidth_mbps =
+  // Read once: a plan asks for up to millions of pairs, and the configuration does not change.
+  static const uint32_t latency =
+      static_cast<uint32_t>(g_svc->config_get_int("XSHMEM_NVLINK_LATENCY_NS"));
+  static const uint32_t bandwidth =
       static_cast<uint32_t>(g_svc->config_get_int("XSHMEM_NVLINK_BANDWIDTH_MBPS"));
+  info->latency_ns = latency;
+  info->bandwidth_mbps = bandwidth;
   return XSHMEM_SUCCESS;
 }
 

@@ -14,6 +14,7 @@
 #include "checks.h"
 #include "coll_args.h"
 #include "cuda/device_ops.h"
+#include "host_path.h"
 #include "runtime.h"
 
 namespace xshmem::core {
@@ -52,13 +53,13 @@ void check_sym_arg(const char *call, const char *arg, const void *p, size_t byte
   if (bytes != 0) check_aligned(call, arg, p, align);
 }
 
-// Runs the collective: on the GPU (heap in GPU memory) or with the path code.
+// Runs the collective: in a kernel (heap in GPU memory: path::team_ops_in_kernels) or with the
+// path code on this thread.
 template <typename F>
 int run(int op, xshmem_team_t team, void *dest, const void *source, size_t nbytes, size_t elem,
         ptrdiff_t dst, ptrdiff_t sst, int root, F &&host) {
-  XSHMEM_IF_GPU_HEAP {
+  if (path::team_ops_in_kernels())
     return gpu::coll_move(op, team, dest, source, nbytes, elem, dst, sst, root);
-  }
   return host();
 }
 

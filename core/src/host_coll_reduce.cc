@@ -9,6 +9,7 @@
 #include "checks.h"
 #include "coll_args.h"
 #include "cuda/device_ops.h"
+#include "host_path.h"
 #include "runtime.h"
 
 namespace xshmem::core {
@@ -54,7 +55,7 @@ int reduce(const char *call, xshmem_team_t team, T *dest, const T *source, size_
                            {{"nreduce", static_cast<int64_t>(n)},
                             {"dest heap offset", n != 0 ? coll::offset_of(dest) : -1},
                             {"source heap offset", n != 0 ? coll::offset_of(source) : -1}});
-  XSHMEM_IF_GPU_HEAP {
+  if (path::team_ops_in_kernels()) {
     constexpr int dtype = xd::reduce_dtype_of<T>();
     if (dtype == xd::kDtNone)
       check_fail(call,

@@ -11,6 +11,7 @@
 
 #include "checks.h"
 #include "cuda/device_ops.h"
+#include "host_path.h"
 #include "runtime.h"
 #include "wait_deadline.h"
 
@@ -60,12 +61,7 @@ namespace pd = dev::p2p_detail;
 // the host cannot load) a host copy, tested with the same code.
 template <typename T, typename F>
 auto on_words(const T *ivars, size_t n, F f) {
-  XSHMEM_IF_GPU_HEAP {
-    std::vector<T> copy(n);
-    if (n != 0) gpu::read_local(copy.data(), ivars, n * sizeof(T));
-    return f(static_cast<const T *>(copy.data()));
-  }
-  return f(ivars);
+  return path::on_local_words(ivars, n, f);
 }
 
 template <typename T>
@@ -112,7 +108,7 @@ template <typename T>
 void wait_one(const char *call, const T *ivar, int cmp, T value, uint64_t index = UINT64_MAX,
               uint64_t nelems = 0) {
   const dev::wait_site site{dev::kWaitUntil, call};
-  XSHMEM_IF_GPU_HEAP {
+  if (!path::heap_host_accessible()) {  // poll copies of the words
     dev::atomic::backoff wait;
     dev::wait_clock clock(&state());
     while (!test_one(ivar, cmp, value)) {
@@ -125,7 +121,7 @@ void wait_one(const char *call, const T *ivar, int cmp, T value, uint64_t index 
 }
 template <typename T, typename V>
 void wait_all(const char *call, const T *ivars, size_t n, const int *status, int cmp, V values) {
-  XSHMEM_IF_GPU_HEAP {
+  if (!path::heap_host_accessible()) {
     for (size_t i = 0; i < n; ++i) {
       if (pd::active(status, i)) wait_one(call, ivars + i, cmp, values[i], i, n);
     }
@@ -137,7 +133,7 @@ void wait_all(const char *call, const T *ivars, size_t n, const int *status, int
 template <typename T, typename V>
 size_t wait_any(const char *call, const T *ivars, size_t n, const int *status, int cmp, V values) {
   const dev::wait_site site{dev::kWaitUntilAny, call};
-  XSHMEM_IF_GPU_HEAP {
+  if (!path::heap_host_accessible()) {
     if (!pd::any_active(n, status)) return SIZE_MAX;
     dev::atomic::backoff wait;
     dev::wait_clock clock(&state());
@@ -157,7 +153,7 @@ template <typename T, typename V>
 size_t wait_some(const char *call, const T *ivars, size_t n, size_t *indices, const int *status,
                  int cmp, V values) {
   const dev::wait_site site{dev::kWaitUntilSome, call};
-  XSHMEM_IF_GPU_HEAP {
+  if (!path::heap_host_accessible()) {
     if (!pd::any_active(n, status)) return 0;
     dev::atomic::backoff wait;
     dev::wait_clock clock(&state());

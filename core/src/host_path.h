@@ -4,13 +4,15 @@
 // forms in ctx.cc resolve the context's team-relative PE first), then calls the function here
 // for the operation: the plain forms pass XSHMEM_CTX_DEFAULT, the ctx forms their context. The
 // functions check nothing; they run the dispatchers of <xshmem/device/rma.h>, amo.h and
-// signal.h on the host's state (PROXY peers: the transport's data operations on the context's
-// channel), or on GPU heaps the copies and one-thread kernels of cuda/device_ops.h.
+// signal.h on the host's state: LSA peers by load/store, PROXY peers through the transport's
+// data operations on the context's channel, and on a GPU heap HOST_CE peers (the host's code for
+// its LSA peers there) through the copies and one-thread kernels of cuda/device_ops.h.
 #ifndef XSHMEM_CORE_HOST_PATH_H
 #define XSHMEM_CORE_HOST_PATH_H
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <xshmem/device/amo.h>
 #include <xshmem/device/rma.h>
@@ -21,97 +23,92 @@
 
 namespace xshmem::core::path {
 
+// ---- the per-peer operations: the one dispatcher of each family, on the host's state ----
+// On a GPU heap the host's state gives the LSA peers the HOST_CE code (path_state.h), whose case
+// in the dispatcher runs the copies and kernels of cuda/device_ops.h.
+
 template <typename T>
 void put(int32_t ctx, T *dest, const T *source, size_t nelems, int pe, bool nbi) {
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::copy(gpu::peer_addr(dest, pe), source, nelems * sizeof(T), !nbi);
-  }
   dev::putmem_path<dev::thread_group>(state(), ctx, dest, source, nelems * sizeof(T), pe, nbi);
 }
 template <typename T>
 void get(int32_t ctx, T *dest, const T *source, size_t nelems, int pe, bool nbi) {
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::copy(dest, gpu::peer_addr(source, pe), nelems * sizeof(T), !nbi);
-  }
   dev::getmem_path<dev::thread_group>(state(), ctx, dest, source, nelems * sizeof(T), pe, nbi);
 }
 template <typename T>
 void p(int32_t ctx, T *dest, T value, int pe) {
-  // A pageable source is staged before cudaMemcpyAsync returns, so `value` may go away.
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::copy(gpu::peer_addr(dest, pe), &value, sizeof(T), false);
-  }
   dev::p_path(state(), ctx, dest, value, pe);
 }
 template <typename T>
 T g(int32_t ctx, const T *source, int pe) {
-  XSHMEM_IF_GPU_HEAP {
-    T value;
-    gpu::copy(&value, gpu::peer_addr(source, pe), sizeof(T), true);
-    return value;
-  }
   return dev::g_path(state(), ctx, source, pe);
 }
 template <typename T>
 void iput(int32_t ctx, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
           int pe) {
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::copy_strided(gpu::peer_addr(dest, pe), static_cast<size_t>(dst) * sizeof(T), source,
-                             static_cast<size_t>(sst) * sizeof(T), sizeof(T), nelems, true);
-  }
   dev::iput_path<dev::thread_group>(state(), ctx, dest, source, dst, sst, nelems, pe, false);
 }
 template <typename T>
 void iget(int32_t ctx, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
           int pe) {
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::copy_strided(dest, static_cast<size_t>(dst) * sizeof(T), gpu::peer_addr(source, pe),
-                             static_cast<size_t>(sst) * sizeof(T), sizeof(T), nelems, true);
-  }
   dev::iget_path<dev::thread_group>(state(), ctx, dest, source, dst, sst, nelems, pe, false);
 }
 
-// Atomic `Op` at `pe`: the dispatcher on host heaps, a one-thread kernel on GPU heaps (the host
-// cannot access GPU memory atomically). Operands travel as the bits of T (4 or 8 bytes).
+// Atomic `Op` at `pe` (HOST_CE: a one-thread kernel; the host cannot access GPU memory
+// atomically).
 template <dev::amo_op Op, typename T>
 T amo(int32_t ctx, T *dest, T value, T cond, int pe) {
-  XSHMEM_IF_GPU_HEAP {
-    using U = typename dev::atomic::uint_of<sizeof(T)>::type;
-    uint64_t old =
-        gpu::amo(Op, sizeof(T), dest, dev::atomic::bits<U>(value), dev::atomic::bits<U>(cond), pe);
-    return dev::atomic::bits<T>(static_cast<U>(old));
-  }
   return dev::amo_path<Op, dev::thread_group>(state(), ctx, dest, value, cond, pe);
 }
 
 template <typename T>
 void put_signal(int32_t ctx, bool nbi, T *dest, const T *source, size_t nelems, uint64_t *sig_addr,
                 uint64_t signal, int sig_op, int pe) {
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::put_signal(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe, !nbi);
-  }
   dev::putmem_signal_path<dev::thread_group>(state(), ctx, dest, source, nelems * sizeof(T),
                                              sig_addr, signal, sig_op, pe, nbi);
 }
 
 inline void signal(int32_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::put_signal(nullptr, nullptr, 0, sig_addr, signal, sig_op, pe, false);
-  }
   dev::signal_path<dev::thread_group>(state(), ctx, sig_addr, signal, sig_op, pe, false);
 }
 
 // fence / quiet of context ctx: the PE's memory ordering (every context shares the LSA and
-// GPU-heap paths, which complete or order all of the PE's operations at once) and ctx's channel
-// of each transport serving PROXY peers.
+// HOST_CE paths, which complete or order all of the PE's operations at once: HOST_CE's quiet
+// drains its stream) and ctx's channel of each transport serving PROXY peers.
 inline void fence(int32_t ctx) {
   dev::fence(state(), ctx);
 }
 inline void quiet(int32_t ctx) {
-  XSHMEM_IF_GPU_HEAP {
-    gpu::quiet();
-  }
   dev::quiet(state(), ctx);
+}
+
+// ---- the work that is not one peer's operation, by where this PE's heap is ----
+// Reading and waiting on this PE's own heap words, team syncs, world syncs and collectives have
+// no target path to switch on: they depend on the local heap's kind, decided once at init
+// (build_state gives the host's state the HOST_CE operations exactly when the heap is in GPU
+// memory). Named for what each decides.
+
+// Whether the host can load and store this PE's heap words (a host heap). When not (GPU memory),
+// reads go through copy_local_words and writes through the CUDA copies.
+inline bool heap_host_accessible() {
+  return state().host_ce == nullptr;
+}
+
+// Whether team syncs, world syncs and barriers and the collectives run as kernels on the
+// internal stream (GPU heap: their words are GPU memory, shared with device-side collectives)
+// rather than as the path code on this thread.
+inline bool team_ops_in_kernels() {
+  return state().host_ce != nullptr;
+}
+
+// Runs f on the current values of the n heap words at `words` (this PE's): the words themselves
+// when the host can load them, else a host copy of them, tested with the same code.
+template <typename T, typename F>
+auto on_local_words(const T *words, size_t n, F f) {
+  if (heap_host_accessible()) return f(words);
+  std::vector<T> copy(n);
+  if (n != 0) gpu::read_local(copy.data(), words, n * sizeof(T));
+  return f(static_cast<const T *>(copy.data()));
 }
 
 }  // namespace xshmem::core::path

@@ -54,12 +54,7 @@ void put_signal(const char *call, bool nbi, T *dest, const T *source, size_t nel
 
 // Reads the local signal: an acquire load, or on a GPU heap a copy to the host.
 uint64_t fetch_signal(const uint64_t *sig_addr) {
-  XSHMEM_IF_GPU_HEAP {
-    uint64_t v;
-    gpu::read_local(&v, sig_addr, sizeof v);
-    return v;
-  }
-  return dev::signal_fetch(sig_addr);
+  return path::on_local_words(sig_addr, 1, [](const uint64_t *w) { return dev::signal_fetch(w); });
 }
 
 }  // namespace
@@ -141,7 +136,7 @@ uint64_t xshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
   xc::check_sig_addr(call, sig_addr);
   xc::check_cmp(call, cmp);
   const xd::wait_site site{xd::kWaitSignalWaitUntil, call};
-  XSHMEM_IF_GPU_HEAP {
+  if (!xc::path::heap_host_accessible()) {  // poll copies of the word
     xd::atomic::backoff wait;
     xd::wait_clock clock(&xc::state());
     for (;;) {

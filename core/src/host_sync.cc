@@ -16,9 +16,7 @@ namespace {
 void world_sync_as(const dev::wait_site &site) {
   // GPU heaps: the counters are GPU memory; a kernel runs the same dissemination, with the epoch
   // kept in the heap's internal region (shared with device-side syncs).
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::world_sync(false);
-  }
+  if (path::team_ops_in_kernels()) return gpu::world_sync(false);
   // Every PE counts its syncs the same way (the epoch word of the world's slot in its heap), so
   // the epochs agree without communication.
   dev::sync_all(state(), site);
@@ -49,9 +47,7 @@ void xshmem_quiet(void) {
 
 void xshmem_barrier_all(void) {
   xc::check_init("xshmem_barrier_all");
-  XSHMEM_IF_GPU_HEAP {
-    return xc::gpu::world_sync(true);
-  }  // after the stream's copies
+  if (xc::path::team_ops_in_kernels()) return xc::gpu::world_sync(true);  // after the copies
   xd::quiet(xc::state());
   xc::world_sync_as(xd::wait_site{xd::kWaitBarrierAll, "xshmem_barrier_all"});
 }

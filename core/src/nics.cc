@@ -104,7 +104,8 @@ std::vector<topo::PePlan> pick(const topo::Machine &m, const Settings &s, int lo
   o.nic_map = pe_map(s, local_pes, 1);
   o.host_heap = host_heap;
   // Only the plan's per-PE NIC choice is used here, not its pairs.
-  return topo::plan({m}, local_pes, 1, o).pes;
+  std::vector<std::string> errors, notes;
+  return topo::plan_pes({m}, local_pes, 1, o, &errors, &notes);
 }
 
 std::string summary(const topo::Machine &m, bool fabric_probed) {

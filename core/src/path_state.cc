@@ -24,11 +24,13 @@
 #include "checks.h"
 #include "config.h"
 #include "cuda/cuda_rt.h"
+#include "cuda/device_ops.h"
 #include "device_api.h"
 #include "heap.h"
 #include "log.h"
 #include "nics.h"
 #include "node_ipc.h"
+#include "path_state.h"
 #include "runtime.h"
 #include "selection.h"
 #include "team.h"
@@ -60,7 +62,41 @@ void on_remote_error(int pe, const char *op, int status) {
   fatal(1, kSubsys, msg);
 }
 
+// The host's peer table (state().peers), when it differs from the chosen one (g_rt.peers), and
+// the state the device's copy is made from.
+std::vector<dev::peer_t> g_host_peers;
+dev::state_t g_device_view;
+
+// Makes the device's copy of `host` (its source kept in g_device_view) and tells every kernel
+// module.
+Status publish(const dev::state_t &host) {
+  g_device_view = device_source(host, g_rt.peers.data());
+  XSHMEM_CHECK(cuda::publish_state(g_device_view));
+  XSHMEM_CHECK(notify_device_state_sinks());
+  return XSHMEM_SUCCESS;
+}
+
 }  // namespace
+
+std::vector<dev::peer_t> host_peer_table(const std::vector<dev::peer_t> &chosen, bool heap_in_gpu) {
+  std::vector<dev::peer_t> host = chosen;
+  if (heap_in_gpu) {
+    for (dev::peer_t &p : host)
+      if (p.path == XSHMEM_PATH_LSA) p.path = XSHMEM_PATH_HOST_CE;
+  }
+  return host;
+}
+
+dev::state_t device_source(const dev::state_t &host, const dev::peer_t *chosen) {
+  dev::state_t d = host;
+  d.peers = const_cast<dev::peer_t *>(chosen);
+  d.host_ce = nullptr;
+  return d;
+}
+
+const dev::state_t &device_view() {
+  return g_device_view;
+}
 
 Status build_state() {
   dev::state_t &s = g_rt.state;
@@ -70,7 +106,12 @@ Status build_state() {
   s.n_pes = g_rt.job.n_pes;
   s.heap_base = reinterpret_cast<uintptr_t>(g_rt.heap.base());
   s.heap_size = g_rt.heap.size();
-  s.peers = g_rt.peers.data();
+  // On a GPU heap the host reaches its LSA peers by copies and kernels (HOST_CE); the device's
+  // copy keeps LSA (publish).
+  const bool heap_in_gpu = heap_on_device();
+  g_host_peers = host_peer_table(g_rt.peers, heap_in_gpu);
+  s.peers = g_host_peers.data();
+  s.host_ce = heap_in_gpu ? gpu::host_ce_ops() : nullptr;
   s.internal = static_cast<dev::internal_region_t *>(g_rt.heap.base());
   s.on_bad_path = on_bad_path;
   s.transport_names = g_rt.peer_transport.data();
@@ -106,14 +147,10 @@ Status build_state() {
                                                 : dev::kMoveAuto;
   }
   // GPU heaps: the copy kernels use, handed to every CUDA module of the program.
-  XSHMEM_CHECK(cuda::publish_state(s));
-  XSHMEM_CHECK(notify_device_state_sinks());
-  return XSHMEM_SUCCESS;
+  return publish(s);
 }
 
 Status republish_state() {
-  XSHMEM_CHECK(cuda::publish_state(g_rt.state));
-  XSHMEM_CHECK(notify_device_state_sinks());
-  return XSHMEM_SUCCESS;
+  return publish(g_rt.state);
 }
 }  // namespace xshmem::core

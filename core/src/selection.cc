@@ -138,71 +138,97 @@ std::vector<std::string> format_matrix(const std::vector<int8_t> &choice, int n,
   return lines;
 }
 
+Choice choose_one(int me, int pe, const std::vector<std::string> &names, const Answer *answers,
+                  const Rules &rules, bool other_host,
+                  const std::function<std::string(size_t t)> &fallback_reason) {
+  const size_t nt = names.size();
+  auto reason_of = [&](size_t t) {
+    std::string r = answers[t].reason;
+    if (r.empty() && fallback_reason) r = fallback_reason(t);
+    return r;
+  };
+  const std::string me_s = std::to_string(me), pe_s = std::to_string(pe);
+  std::string want, why;
+  if (const PairRule *rule = find_pair_rule(rules.pairs, me, pe)) {
+    want = rule->transport;
+    why = "XSHMEM_PAIR_TRANSPORTS entry '" + rule->text + "'";
+  } else if (!rules.remote.empty() && other_host) {
+    want = rules.remote;
+    why = "XSHMEM_REMOTE_TRANSPORT=" + rules.remote;
+  }
+  Choice c;
+  if (!want.empty()) {
+    size_t t = 0;
+    while (t < nt && names[t] != want) ++t;
+    const std::string head =
+        why + " asks for transport " + want + " between pe " + me_s + " and pe " + pe_s + ", but ";
+    if (t == nt) {
+      c.error = head + want + " " + rules.absent + "; fix it or change the override";
+    } else if (!answers[t].reached) {
+      const std::string r = reason_of(t);
+      c.error = head + want + " cannot reach pe " + pe_s + " from pe " + me_s +
+                (r.empty() ? std::string() : " (" + r + ")") + "; change the override";
+    } else {
+      c.transport = static_cast<int>(t);
+    }
+    return c;
+  }
+  for (size_t t = 0; t < nt; ++t) {
+    const Answer &a = answers[t];
+    if (!a.reached) continue;
+    if (c.transport < 0) {
+      c.transport = static_cast<int>(t);
+      continue;
+    }
+    const Answer &b = answers[static_cast<size_t>(c.transport)];
+    if (a.latency_ns < b.latency_ns ||
+        (a.latency_ns == b.latency_ns && a.bandwidth_mbps > b.bandwidth_mbps))
+      c.transport = static_cast<int>(t);
+  }
+  if (c.transport >= 0) return c;
+  std::string tried;
+  for (size_t t = 0; t < nt; ++t) {
+    const std::string r = reason_of(t);
+    tried += (tried.empty() ? "" : "; ") + names[t] +
+             (r.empty() ? std::string(": gave no reason") : ": " + r);
+  }
+  c.tried = tried;
+  c.error = "no transport reaches pe " + pe_s + " from pe " + me_s + " (" +
+            (tried.empty() ? std::string("no transport to try") : tried) + ")";
+  return c;
+}
+
 std::vector<Choice> choose(int me, int n, const std::vector<std::string> &names,
                            const std::vector<Answer> &answers, const Rules &rules,
                            const std::vector<uint64_t> &host_id,
                            const std::function<std::string(size_t t, int pe)> &fallback_reason) {
   const size_t nt = names.size();
   std::vector<Choice> out(n > 0 ? n : 0);
-  auto answer = [&](int pe, size_t t) -> const Answer & { return answers[size_t(pe) * nt + t]; };
-  auto reason_of = [&](int pe, size_t t) {
-    std::string r = answer(pe, t).reason;
-    if (r.empty() && fallback_reason) r = fallback_reason(t, pe);
-    return r;
-  };
-  const std::string me_s = std::to_string(me);
   for (int pe = 0; pe < n; ++pe) {
-    const std::string pe_s = std::to_string(pe);
-    std::string want, why;
-    if (const PairRule *rule = find_pair_rule(rules.pairs, me, pe)) {
-      want = rule->transport;
-      why = "XSHMEM_PAIR_TRANSPORTS entry '" + rule->text + "'";
-    } else if (!rules.remote.empty() && size_t(pe) < host_id.size() &&
-               size_t(me) < host_id.size() && host_id[pe] != host_id[me]) {
-      want = rules.remote;
-      why = "XSHMEM_REMOTE_TRANSPORT=" + rules.remote;
-    }
-    Choice &c = out[pe];
-    if (!want.empty()) {
-      size_t t = 0;
-      while (t < nt && names[t] != want) ++t;
-      const std::string head = why + " asks for transport " + want + " between pe " + me_s +
-                               " and pe " + pe_s + ", but ";
-      if (t == nt) {
-        c.error = head + want + " " + rules.absent + "; fix it or change the override";
-      } else if (!answer(pe, t).reached) {
-        const std::string r = reason_of(pe, t);
-        c.error = head + want + " cannot reach pe " + pe_s + " from pe " + me_s +
-                  (r.empty() ? std::string() : " (" + r + ")") + "; change the override";
-      } else {
-        c.transport = static_cast<int>(t);
-      }
-      continue;
-    }
-    for (size_t t = 0; t < nt; ++t) {
-      const Answer &a = answer(pe, t);
-      if (!a.reached) continue;
-      if (c.transport < 0) {
-        c.transport = static_cast<int>(t);
-        continue;
-      }
-      const Answer &b = answer(pe, static_cast<size_t>(c.transport));
-      if (a.latency_ns < b.latency_ns ||
-          (a.latency_ns == b.latency_ns && a.bandwidth_mbps > b.bandwidth_mbps))
-        c.transport = static_cast<int>(t);
-    }
-    if (c.transport >= 0) continue;
-    std::string tried;
-    for (size_t t = 0; t < nt; ++t) {
-      const std::string r = reason_of(pe, t);
-      tried += (tried.empty() ? "" : "; ") + names[t] +
-               (r.empty() ? std::string(": gave no reason") : ": " + r);
-    }
-    c.tried = tried;
-    c.error = "no transport reaches pe " + pe_s + " from pe " + me_s + " (" +
-              (tried.empty() ? std::string("no transport to try") : tried) + ")";
+    const bool other_host =
+        size_t(pe) < host_id.size() && size_t(me) < host_id.size() && host_id[pe] != host_id[me];
+    std::function<std::string(size_t)> fb;
+    if (fallback_reason) fb = [&](size_t t) { return fallback_reason(t, pe); };
+    out[pe] = choose_one(me, pe, names, answers.data() + size_t(pe) * nt, rules, other_host, fb);
   }
   return out;
+}
+
+Choice agree_one(int me, int pe, const std::vector<std::string> &names, int mine, int lower,
+                 const Answer *answers) {
+  const size_t nt = names.size();
+  Choice o;
+  if (lower == mine || (lower >= 0 && size_t(lower) < nt && answers[lower].reached)) {
+    o.transport = lower;
+    return o;
+  }
+  const int lo = std::min(me, pe), hi = std::max(me, pe);
+  const std::string name = lower >= 0 && size_t(lower) < nt ? names[lower] : "none";
+  o.error = "pe " + std::to_string(lo) + " chose transport " + name + " for the pair (pe " +
+            std::to_string(lo) + ", pe " + std::to_string(hi) + "), but " + name +
+            " cannot reach pe " + std::to_string(pe) + " from pe " + std::to_string(me) +
+            "; name one transport for the pair in XSHMEM_PAIR_TRANSPORTS";
+  return o;
 }
 
 std::vector<Choice> agree(int me, int n, const std::vector<std::string> &names,
@@ -210,24 +236,8 @@ std::vector<Choice> agree(int me, int n, const std::vector<std::string> &names,
                           const std::vector<Answer> &answers) {
   const size_t nt = names.size();
   std::vector<Choice> out(n > 0 ? n : 0);
-  for (int pe = 0; pe < n; ++pe) {
-    const int c = lower[pe];
-    Choice &o = out[pe];
-    if (c == mine[pe]) {
-      o.transport = c;
-      continue;
-    }
-    if (c >= 0 && size_t(c) < nt && answers[size_t(pe) * nt + size_t(c)].reached) {
-      o.transport = c;
-      continue;
-    }
-    const int lo = std::min(me, pe), hi = std::max(me, pe);
-    const std::string name = c >= 0 && size_t(c) < nt ? names[c] : "none";
-    o.error = "pe " + std::to_string(lo) + " chose transport " + name + " for the pair (pe " +
-              std::to_string(lo) + ", pe " + std::to_string(hi) + "), but " + name +
-              " cannot reach pe " + std::to_string(pe) + " from pe " + std::to_string(me) +
-              "; name one transport for the pair in XSHMEM_PAIR_TRANSPORTS";
-  }
+  for (int pe = 0; pe < n; ++pe)
+    out[pe] = agree_one(me, pe, names, mine[pe], lower[pe], answers.data() + size_t(pe) * nt);
   return out;
 }
 

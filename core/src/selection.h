@@ -77,6 +77,12 @@ std::vector<Choice> choose(
     const Rules &rules, const std::vector<uint64_t> &host_id,
     const std::function<std::string(size_t t, int pe)> &fallback_reason = {});
 
+// choose() for one peer: `answers` holds what each of names.size() transports said of `pe`;
+// `other_host` whether `pe` is on another host than `me`. `fallback_reason` as for choose().
+Choice choose_one(int me, int pe, const std::vector<std::string> &names, const Answer *answers,
+                  const Rules &rules, bool other_host,
+                  const std::function<std::string(size_t t)> &fallback_reason = {});
+
 // Both ends of a pair use one transport. `mine[pe]` is this PE's choice, `lower[pe]` the choice of
 // min(me, pe) for the pair (from the gathered matrix), `answers` as for choose(). Where they
 // differ, the lower PE's choice wins if this end reaches the peer with it too; else the peer's
@@ -84,6 +90,10 @@ std::vector<Choice> choose(
 std::vector<Choice> agree(int me, int n, const std::vector<std::string> &names,
                           const std::vector<int> &mine, const std::vector<int> &lower,
                           const std::vector<Answer> &answers);
+// agree() for one peer: `mine` and `lower` are the two choices of the pair, `answers` this end's
+// answers for `pe` (names.size() entries).
+Choice agree_one(int me, int pe, const std::vector<std::string> &names, int mine, int lower,
+                 const Answer *answers);
 
 }  // namespace xshmem::select
 

@@ -19,6 +19,7 @@
 #include "ctx.h"
 #include "cuda/cuda_rt.h"
 #include "cuda/device_ops.h"
+#include "host_path.h"
 #include "log.h"
 #include "runtime.h"
 
@@ -83,9 +84,7 @@ const dev::team_t *require(const char *call, xshmem_team_t team) {
 // kernel.
 uint64_t run(const dev::team_t &t, xshmem_team_t handle, int kind, uint64_t value = 0,
              int op = dev::kWordOr) {
-  XSHMEM_IF_GPU_HEAP {
-    return gpu::team_op(handle, kind, value, op);
-  }
+  if (path::team_ops_in_kernels()) return gpu::team_op(handle, kind, value, op);
   const dev::state_t &s = state();
   if (kind == 0) {
     dev::team_sync(s, t);
@@ -100,7 +99,7 @@ uint64_t run(const dev::team_t &t, xshmem_team_t handle, int kind, uint64_t valu
 // Zeroes this PE's synchronisation words of `slot` (a slot a new team starts using).
 void clear_slot(int slot) {
   dev::team_sync_t *a = &state().internal->team[slot];
-  XSHMEM_IF_GPU_HEAP {
+  if (!path::heap_host_accessible()) {
     if (!cuda::memset_sync(a, 0, sizeof(*a)).ok())
       check_fail("xshmem_team_split", "cannot clear team slot %d on the GPU", slot);
     return;
@@ -155,7 +154,7 @@ dev::team_t *init_predefined(const dev::state_t &s, const std::vector<uint64_t> 
   install(0, world, nullptr, 0);
   std::vector<int> shared, node;
   for (int pe = 0; pe < n; ++pe) {
-    if (pe == me || s.peers[pe].path == XSHMEM_PATH_LSA) shared.push_back(pe);
+    if (pe == me || dev::peer_mapped(s, pe)) shared.push_back(pe);
     if (pe < static_cast<int>(host_id.size()) && host_id[pe] == host_id[me]) node.push_back(pe);
   }
   install(1, progression(shared, me, "shared"), nullptr, 0);

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "../topology/fake_model.h"
 #include "fuzz_check.h"
 #include "topology.h"
 
@@ -133,7 +134,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(choice.size() == ng, input, "one NIC choice per GPU");
   for (const auto &c : choice)
     FUZZ_CHECK(c.nic >= -1 && c.nic < static_cast<int>(nn), input, "nic choice index");
-  const topo::Plan p = topo::plan({m}, 2, 2, topo::PlanOptions{});
+  const topo::Plan p = topo::plan({m}, 2, 2, topo::PlanOptions{}, fake::model());
   FUZZ_CHECK(p.pes.size() == 4, input, "plan of 2x2 has 4 PEs");
   FUZZ_CHECK(!topo::plan_text(p).empty() && !topo::plan_json(p).empty(), input, "plan text");
   return 0;

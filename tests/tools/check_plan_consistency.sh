@@ -23,18 +23,10 @@ plan=$("$info" --plan "${np}x1") || {
   echo "FAIL: xshmem-info --plan ${np}x1 failed"
   exit 1
 }
-# The plan's matrix: "transport matrix (...):", a header, then "<pe> <short> <short> ...".
+# The plan's matrix: "transport matrix (...):", a header, then "<pe> <name> <name> ..." ("-": none).
 predicted=$(awk -v np="$np" '/^transport matrix/ { on = 1; skip = 1; next }
     on && skip { skip = 0; next }
-    on && n < np {
-      line = $1
-      for (i = 2; i <= NF; i++) {
-        t = $i == "SHM" ? "hostshm" : $i == "NV" ? "nvlink" : $i == "GDA" ? "ibgda" : \
-            $i == "OFI" ? "libfabric" : "-"
-        line = line " " t
-      }
-      print line; n++
-    }' <<<"$plan")
+    on && n < np { $1 = $1; print; n++ }' <<<"$plan")
 echo "init (pe 0's log):"
 echo "$init"
 echo "xshmem-info --plan ${np}x1:"

@@ -13,6 +13,7 @@
 
 #include "../catch_compat.h"
 #include "big_fixture.h"
+#include "fake_model.h"
 #include "topology.h"
 
 using namespace xshmem::topo;
@@ -208,7 +209,7 @@ TEST_CASE("dgx: NIC allow-list, exclusion and down ports", "[topo_dgx]") {
 
 TEST_CASE("dgx: plan for 8 PEs per node on 2 nodes", "[topo_dgx]") {
   const Machine m = load("dgx8.xml");
-  const Plan p = plan({m}, 8, 2, PlanOptions{});
+  const Plan p = plan({m}, 8, 2, PlanOptions{}, fake::model());
   INFO(plan_text(p));
   REQUIRE(p.ok());
   REQUIRE(p.pes.size() == 16);
@@ -225,12 +226,12 @@ TEST_CASE("dgx: plan for 8 PEs per node on 2 nodes", "[topo_dgx]") {
       INFO("pair " << a << " -> " << b);
       const PairPlan &r = p.pairs[a][b];
       if (a / 8 == b / 8) {
-        CHECK(r.transport == Transport::kNvlink);
+        CHECK(r.transport == fake::kNvlink);
         CHECK(r.why == (a == b ? "nvlink: same GPU " + std::to_string(a % 8)
                                : "nvlink: GPUs " + std::to_string(a % 8) + "," +
                                      std::to_string(b % 8) + " NV18"));
       } else {
-        CHECK(r.transport == Transport::kIbgda);
+        CHECK(r.transport == fake::kIbgda);
         CHECK(r.why == "ibgda: mlx5_" + std::to_string(a % 8) + kArrow + "mlx5_" +
                            std::to_string(b % 8) + " (PIX/PIX)");
       }
@@ -242,7 +243,7 @@ TEST_CASE("dgx: 16 PEs per node share GPUs; a NIC map overrides the nearest NIC"
   const Machine m = load("dgx8.xml");
   PlanOptions o;
   o.nic_map = {{3, "mlx5_7"}, {11, "mlx5_0"}};
-  const Plan p = plan({m}, 8, 2, o);
+  const Plan p = plan({m}, 8, 2, o, fake::model());
   INFO(plan_text(p));
   REQUIRE(p.ok());
   CHECK(p.pes[3].nic_name == "mlx5_7");
@@ -250,7 +251,7 @@ TEST_CASE("dgx: 16 PEs per node share GPUs; a NIC map overrides the nearest NIC"
   CHECK(p.pairs[3][11].why == "ibgda: mlx5_7" + kArrow + "mlx5_0 (SYS/NODE)");
   CHECK(p.pairs[3][12].why == "ibgda: mlx5_7" + kArrow + "mlx5_4 (SYS/PIX)");
 
-  const Plan shared = plan({m}, 16, 1, PlanOptions{});
+  const Plan shared = plan({m}, 16, 1, PlanOptions{}, fake::model());
   REQUIRE(shared.ok());
   for (int pe = 0; pe < 16; ++pe) CHECK(shared.pes[pe].gpu == pe % 8);
   CHECK(shared.pairs[2][10].why == "nvlink: same GPU 2");
@@ -258,7 +259,7 @@ TEST_CASE("dgx: 16 PEs per node share GPUs; a NIC map overrides the nearest NIC"
 
   PlanOptions bad;
   bad.nic_map = {{5, "mlx5_9"}};
-  const Plan pb = plan({m}, 8, 1, bad);
+  const Plan pb = plan({m}, 8, 1, bad, fake::model());
   REQUIRE(pb.errors.size() == 1);
   CHECK(pb.errors[0] == "plan: the NIC map gives pe 5 NIC \"mlx5_9\", which node 0 lacks");
 }
@@ -266,21 +267,18 @@ TEST_CASE("dgx: 16 PEs per node share GPUs; a NIC map overrides the nearest NIC"
 TEST_CASE("dgx: transport lists and the remote transport", "[topo_dgx]") {
   Machine m = load("dgx8.xml");
   SECTION("^nvlink: node peers go through the NIC (ibgda loopback)") {
-    PlanOptions o;
-    o.transports = "^nvlink";
-    const Plan p = plan({m}, 8, 1, o);
+    const Plan p = plan({m}, 8, 1, PlanOptions{},
+                        fake::model(fake::allow({fake::kHostshm, fake::kIbgda, fake::kLibfabric})));
     REQUIRE(p.ok());
-    CHECK(p.pairs[0][1].transport == Transport::kIbgda);
+    CHECK(p.pairs[0][1].transport == fake::kIbgda);
     CHECK(p.pairs[0][1].why ==
           "ibgda: mlx5_0" + kArrow + "mlx5_1 (PIX/PIX), same node through the NIC");
   }
   SECTION("nvlink only: other nodes are unreachable, with the reason") {
-    PlanOptions o;
-    o.transports = "nvlink";
-    const Plan p = plan({m}, 8, 2, o);
+    const Plan p = plan({m}, 8, 2, PlanOptions{}, fake::model(fake::allow({fake::kNvlink})));
     CHECK_FALSE(p.ok());
-    CHECK(p.pairs[0][1].transport == Transport::kNvlink);
-    CHECK(p.pairs[0][8].transport == Transport::kNone);
+    CHECK(p.pairs[0][1].transport == fake::kNvlink);
+    CHECK(p.pairs[0][8].transport == fake::kNone);
     CHECK(p.pairs[0][8].why == "none: no remote transport (ibgda, libfabric) allowed");
     REQUIRE(p.errors.size() == 5);  // four pairs named, then a count
     CHECK(p.errors[0] ==
@@ -289,11 +287,12 @@ TEST_CASE("dgx: transport lists and the remote transport", "[topo_dgx]") {
     CHECK(p.errors[4] == "... and " + std::to_string(2 * 64 - 4) + " more unreachable pairs");
   }
   SECTION("libfabric requested without a provider: none, never a silent fallback to ibgda") {
-    PlanOptions o;
-    o.remote_transport = "libfabric";
-    const Plan p = plan({m}, 8, 2, o);
+    const Plan p = plan(
+        {m}, 8, 2, PlanOptions{},
+        fake::model(fake::allow({fake::kNvlink, fake::kHostshm, fake::kIbgda, fake::kLibfabric},
+                                fake::kLibfabric)));
     CHECK_FALSE(p.ok());
-    CHECK(p.pairs[2][9].transport == Transport::kNone);
+    CHECK(p.pairs[2][9].transport == fake::kNone);
     CHECK(p.pairs[2][9].why ==
           "none: libfabric: no libfabric provider on node 0 (requested as the remote transport)");
   }
@@ -302,32 +301,17 @@ TEST_CASE("dgx: transport lists and the remote transport", "[topo_dgx]") {
       m.domains.push_back({"verbs;ofi_rxm", "mlx5_" + std::to_string(n), dgx_nic_bus(n)});
     m.domains.push_back({"shm", "shm", ""});
     m.domains.push_back({"tcp", "lo", ""});
-    PlanOptions o;
-    o.remote_transport = "libfabric";
-    const Plan p = plan({m}, 8, 2, o);
+    const Plan p = plan(
+        {m}, 8, 2, PlanOptions{},
+        fake::model(fake::allow({fake::kNvlink, fake::kHostshm, fake::kIbgda, fake::kLibfabric},
+                                fake::kLibfabric)));
     REQUIRE(p.ok());
-    CHECK(p.pairs[2][13].transport == Transport::kLibfabric);
+    CHECK(p.pairs[2][13].transport == fake::kLibfabric);
     CHECK(p.pairs[2][13].why == "libfabric: verbs;ofi_rxm mlx5_2" + kArrow + "mlx5_5");
   }
-  SECTION("bad options are errors") {
-    PlanOptions o;
-    o.transports = "nvlink,carrier_pigeon";
-    Plan p = plan({m}, 8, 1, o);
-    REQUIRE(p.errors.size() == 1);
-    CHECK(p.errors[0].find("unknown transport \"carrier_pigeon\"") != std::string::npos);
-    o = PlanOptions{};
-    o.remote_transport = "hostshm";
-    p = plan({m}, 8, 1, o);
-    REQUIRE(p.errors.size() == 1);
-    CHECK(p.errors[0] == "plan: remote transport \"hostshm\" is not one of ibgda, libfabric");
-    o.remote_transport = "ibgda";
-    o.transports = "^ibgda";
-    p = plan({m}, 8, 1, o);
-    REQUIRE(p.errors.size() == 1);
-    CHECK(p.errors[0] ==
-          "plan: remote transport ibgda is excluded by the transport list \"^ibgda\"");
-    CHECK(plan({m}, 0, 1, PlanOptions{}).errors.size() == 1);
-    CHECK(plan({m, m, m}, 8, 2, PlanOptions{}).errors.size() == 1);
+  SECTION("bad layouts are errors") {
+    CHECK(plan({m}, 0, 1, PlanOptions{}, fake::model()).errors.size() == 1);
+    CHECK(plan({m, m, m}, 8, 2, PlanOptions{}, fake::model()).errors.size() == 1);
   }
 }
 
@@ -368,30 +352,29 @@ TEST_CASE("pcie4: no NVLink, P2P within a switch, the NIC for the rest", "[topo_
     CHECK(c[g].cls == (g < 2 ? PathClass::kPIX : PathClass::kNODE));
   }
 
-  const Plan p = plan({m}, 4, 1, PlanOptions{});
+  const Plan p = plan({m}, 4, 1, PlanOptions{}, fake::model());
   INFO(plan_text(p));
   REQUIRE(p.ok());
   CHECK(p.pairs[0][1].why == "nvlink: GPUs 0,1 PCIe P2P (PIX)");
   CHECK(p.pairs[3][2].why == "nvlink: GPUs 3,2 PCIe P2P (PIX)");
-  CHECK(p.pairs[1][2].transport == Transport::kIbgda);
+  CHECK(p.pairs[1][2].transport == fake::kIbgda);
   CHECK(p.pairs[1][2].why ==
         "ibgda: mlx5_0" + kArrow + "mlx5_0 (PIX/NODE), same node through the NIC");
 
   PlanOptions local;
-  local.transports = "nvlink,hostshm";
-  const Plan pl = plan({m}, 4, 1, local);
+  const Plan pl = plan({m}, 4, 1, local, fake::model(fake::allow({fake::kNvlink, fake::kHostshm})));
   CHECK_FALSE(pl.ok());
-  CHECK(pl.pairs[0][2].transport == Transport::kNone);
+  CHECK(pl.pairs[0][2].transport == fake::kNone);
   CHECK(pl.pairs[0][2].why ==
         "none: nvlink: GPUs 0,2 have no peer access (NODE, pci); no NIC transport allowed");
-  CHECK(pl.pairs[0][1].transport == Transport::kNvlink);
+  CHECK(pl.pairs[0][1].transport == fake::kNvlink);
 
   PlanOptions host;
   host.host_heap = true;
-  const Plan ph = plan({m}, 4, 1, host);
+  const Plan ph = plan({m}, 4, 1, host, fake::model());
   REQUIRE(ph.ok());
   for (int a = 0; a < 4; ++a)
-    for (int b = 0; b < 4; ++b) CHECK(ph.pairs[a][b].transport == Transport::kHostshm);
+    for (int b = 0; b < 4; ++b) CHECK(ph.pairs[a][b].transport == fake::kHostshm);
 }
 
 TEST_CASE("cpu-only: two NUMA nodes, no GPU, no NIC: hostshm", "[topo_cpu]") {
@@ -407,7 +390,7 @@ TEST_CASE("cpu-only: two NUMA nodes, no GPU, no NIC: hostshm", "[topo_cpu]") {
   CHECK(nic_per_gpu(m, parse_nic_filter("")).empty());
   CHECK(matrix_text(m) == "no GPU and no RDMA NIC on cpu-only\n");
 
-  const Plan p = plan({m}, 4, 1, PlanOptions{});
+  const Plan p = plan({m}, 4, 1, PlanOptions{}, fake::model());
   INFO(plan_text(p));
   REQUIRE(p.ok());
   for (int a = 0; a < 4; ++a) {
@@ -415,18 +398,18 @@ TEST_CASE("cpu-only: two NUMA nodes, no GPU, no NIC: hostshm", "[topo_cpu]") {
     CHECK(p.pes[a].nic == -1);
     CHECK(p.pes[a].nic_reason == "no NIC on this machine");
     for (int b = 0; b < 4; ++b) {
-      CHECK(p.pairs[a][b].transport == Transport::kHostshm);
+      CHECK(p.pairs[a][b].transport == fake::kHostshm);
       CHECK(p.pairs[a][b].why ==
             (a == b ? "hostshm: itself, CPU PE" : "hostshm: same host, CPU PEs"));
     }
   }
-  const Plan two = plan({m}, 2, 2, PlanOptions{});
+  const Plan two = plan({m}, 2, 2, PlanOptions{}, fake::model());
   CHECK_FALSE(two.ok());
   CHECK(two.pairs[1][2].why ==
         "none: ibgda: pe 1 has no usable NIC; libfabric: no libfabric provider on node 0");
   PlanOptions no_shm;
-  no_shm.transports = "^hostshm";
-  const Plan ns = plan({m}, 2, 1, no_shm);
+  const Plan ns = plan({m}, 2, 1, no_shm,
+                       fake::model(fake::allow({fake::kNvlink, fake::kIbgda, fake::kLibfabric})));
   CHECK(ns.pairs[0][1].why ==
         "none: hostshm (same host, CPU PEs) is not allowed; ibgda: pe 0 has no usable NIC; "
         "libfabric: no libfabric provider on node 0");
@@ -446,7 +429,7 @@ TEST_CASE("two nodes: one machine per node, NVLink inside, ibgda across", "[topo
   }
   CHECK(ms[0].nics[0].node_guid != ms[1].nics[0].node_guid);
 
-  const Plan p = plan(ms, 2, 2, PlanOptions{});
+  const Plan p = plan(ms, 2, 2, PlanOptions{}, fake::model());
   INFO(plan_text(p));
   REQUIRE(p.ok());
   const char *want[4][4] = {
@@ -468,15 +451,16 @@ TEST_CASE("two nodes: one machine per node, NVLink inside, ibgda across", "[topo
   std::vector<Machine> mixed = ms;
   mixed[1].nics[0].name = "irdma0";
   for (Machine &m : mixed) m.domains.push_back({"tcp", "eth0", ""});
-  PlanOptions o;
-  o.remote_transport = "ibgda";
-  const Plan pm = plan(mixed, 2, 2, o);
+  const Plan pm =
+      plan(mixed, 2, 2, PlanOptions{},
+           fake::model(fake::allow({fake::kNvlink, fake::kHostshm, fake::kIbgda, fake::kLibfabric},
+                                   fake::kIbgda)));
   CHECK_FALSE(pm.ok());
   CHECK(
       pm.pairs[0][2].why ==
       "none: ibgda: pe 2's NIC irdma0 is not an mlx5 RDMA NIC (requested as the remote transport)");
   // Without the request, the first allowed transport that can: libfabric over tcp.
-  const Plan pa = plan(mixed, 2, 2, PlanOptions{});
+  const Plan pa = plan(mixed, 2, 2, PlanOptions{}, fake::model());
   REQUIRE(pa.ok());
   CHECK(pa.pairs[0][2].why == "libfabric: tcp eth0" + kArrow + "eth0");
 }
@@ -524,10 +508,10 @@ TEST_CASE("live machine: discovery succeeds and renders", "[topo_live]") {
   CHECK(j["gpus"].size() == m.gpus.size());
   CHECK(j["nics"].size() == m.nics.size());
   CHECK(j["fabric_domains"].size() == m.domains.size());
-  const Plan p = plan({m}, 2, 1, PlanOptions{});
+  const Plan p = plan({m}, 2, 1, PlanOptions{}, fake::model());
   INFO(plan_text(p));
   CHECK(p.ok());
-  if (m.gpus.empty()) CHECK(p.pairs[0][1].transport == Transport::kHostshm);
+  if (m.gpus.empty()) CHECK(p.pairs[0][1].transport == fake::kHostshm);
 }
 
 TEST_CASE("renderings: matrix, JSON, plan and dot", "[topo_render]") {
@@ -566,7 +550,7 @@ TEST_CASE("renderings: matrix, JSON, plan and dot", "[topo_render]") {
   CHECK(j["gpus"][3]["nic_classes"][4] == "SYS");
   CHECK(j["nics"][6]["ports"][0]["state"] == "ACTIVE");
 
-  const Plan p = plan({m}, 8, 2, PlanOptions{});
+  const Plan p = plan({m}, 8, 2, PlanOptions{}, fake::model());
   const auto pj = nlohmann::json::parse(plan_json(p));
   CHECK(pj["ok"] == true);
   CHECK(pj["pes"].size() == 16);
@@ -574,7 +558,11 @@ TEST_CASE("renderings: matrix, JSON, plan and dot", "[topo_render]") {
   CHECK(pj["pairs"][0 * 16 + 9]["transport"] == "ibgda");
   const std::string pt = plan_text(p);
   CHECK(pt.find("  0 -> 9: ibgda: mlx5_0" + kArrow + "mlx5_1 (PIX/PIX)\n") != std::string::npos);
-  CHECK(pt.find("\n0     NV  NV  NV  NV  NV  NV  NV  NV  GDA") != std::string::npos);
+  // The matrix names the model's transports, each column as wide as the longest name + 1.
+  CHECK(pt.find("\ntransport matrix (- none):\n") != std::string::npos);
+  CHECK(pt.find("\n0     " + std::string("nvlink    ") +
+                "nvlink    nvlink    nvlink    nvlink    "
+                "nvlink    nvlink    nvlink    ibgda     ibgda") != std::string::npos);
 
   const std::string dot = to_dot({m}, &p);
   CHECK(dot.rfind("graph xshmem {", 0) == 0);
@@ -598,17 +586,16 @@ TEST_CASE("gpu vm: two GPUs under the host bridge, NV18, no NIC", "[topo_gpuvm]"
   CHECK(m.gpu_gpu[0][1].nvlinks == 18);
   CHECK(matrix_text(m).find("\nGPU0  X     NV18  0-31          0\n") != std::string::npos);
 
-  const Plan p = plan({m}, 2, 1, PlanOptions{});
+  const Plan p = plan({m}, 2, 1, PlanOptions{}, fake::model());
   REQUIRE(p.ok());
   CHECK(p.pairs[0][1].why == "nvlink: GPUs 0,1 NV18");
   CHECK(p.pairs[1][1].why == "nvlink: same GPU 1");
 
   // XSHMEM_TRANSPORTS=^nvlink: nothing else reaches the peer, and the plan says why.
-  PlanOptions o;
-  o.transports = "^nvlink";
-  const Plan pn = plan({m}, 2, 1, o);
+  const Plan pn = plan({m}, 2, 1, PlanOptions{},
+                       fake::model(fake::allow({fake::kHostshm, fake::kIbgda, fake::kLibfabric})));
   CHECK_FALSE(pn.ok());
-  CHECK(pn.pairs[0][1].transport == Transport::kNone);
+  CHECK(pn.pairs[0][1].transport == fake::kNone);
   CHECK(pn.pairs[0][1].why ==
         "none: nvlink (GPUs 0,1 NV18) is not allowed; ibgda: pe 0 has no usable NIC; libfabric: "
         "no libfabric provider on node 0");
@@ -652,10 +639,10 @@ TEST_CASE("NVSwitch on two baseboards: every GPU pair is an NVLink peer", "[topo
       CHECK(m.gpu_gpu[a][b].p2p);
       CHECK(m.gpu_gpu[a][b].source == "hwloc");
     }
-  const Plan p = plan({m}, 16, 1, PlanOptions{});
+  const Plan p = plan({m}, 16, 1, PlanOptions{}, fake::model());
   REQUIRE(p.ok());
   CHECK(p.pairs[0][15].why == "nvlink: GPUs 0,15 NV18");
-  CHECK(p.count(Transport::kNvlink) == 256);
+  CHECK(p.count(fake::kNvlink) == 256);
 }
 
 TEST_CASE("GPU memory as NUMA nodes: GPUs keep their NUMA node, NICs stay on the socket",
@@ -690,13 +677,13 @@ TEST_CASE("GPUs only as OS devices: named, and no silent plan of CPU PEs", "[top
   for (const auto &n : m.notes)
     noted = noted || n.find("appear only as OS devices") != std::string::npos;
   CHECK(noted);
-  const Plan p = plan({m}, 2, 1, PlanOptions{});
+  const Plan p = plan({m}, 2, 1, PlanOptions{}, fake::model());
   CHECK_FALSE(p.ok());
   REQUIRE_FALSE(p.errors.empty());
   CHECK(p.errors[0].find("records 2 NVIDIA GPU(s) without a PCI location") != std::string::npos);
   PlanOptions host;
   host.host_heap = true;
-  CHECK(plan({m}, 2, 1, host).ok());
+  CHECK(plan({m}, 2, 1, host, fake::model()).ok());
   // The GPU machine's own recording: its OpenCL device sits beside the PCI GPU (hwloc could not
   // match it), which is no unplaced GPU.
   CHECK(load("gpu2vm.xml").unplaced_gpus.empty());
@@ -738,7 +725,7 @@ TEST_CASE("the CPU affinity column is as wide as its content", "[topo_affinity]"
 TEST_CASE("scale: 10^4 PEs are planned by class, not by pair", "[topo_scale]") {
   const Machine m = load("dgx8.xml");
   const auto t0 = std::chrono::steady_clock::now();
-  const Plan p = plan({m}, 8, 1250, PlanOptions{});
+  const Plan p = plan({m}, 8, 1250, PlanOptions{}, fake::model());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(secs < 5);
   REQUIRE(p.ok());
@@ -747,15 +734,15 @@ TEST_CASE("scale: 10^4 PEs are planned by class, not by pair", "[topo_scale]") {
   uint64_t total = 0;
   for (const PairClass &c : p.classes) total += c.count;
   CHECK(total == 100000000ull);
-  CHECK(p.count(Transport::kNvlink) == 80000);
-  CHECK(p.count(Transport::kIbgda) == 100000000ull - 80000);
+  CHECK(p.count(fake::kNvlink) == 80000);
+  CHECK(p.count(fake::kIbgda) == 100000000ull - 80000);
   CHECK(p.classes.size() == 128);
-  CHECK(p.transport(9999, 9992) == Transport::kNvlink);
-  CHECK(p.transport(5, 9999) == Transport::kIbgda);
-  const PairPlan r = plan_pair({m}, PlanOptions{}, p, 5, 9999);
+  CHECK(p.transport(9999, 9992) == fake::kNvlink);
+  CHECK(p.transport(5, 9999) == fake::kIbgda);
+  const PairPlan r = plan_pair({m}, fake::model(), p, 5, 9999);
   CHECK(r.why == "ibgda: mlx5_5" + kArrow + "mlx5_7 (PIX/PIX)");
   // The classes agree with every pair of a smaller plan computed one by one.
-  const Plan small = plan({m}, 8, 3, PlanOptions{});
+  const Plan small = plan({m}, 8, 3, PlanOptions{}, fake::model());
   REQUIRE(small.full_pairs());
   for (int a = 0; a < 24; ++a)
     for (int b = 0; b < 24; ++b) CHECK(small.transport(a, b) == small.pairs[a][b].transport);

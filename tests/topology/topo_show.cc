@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "fake_model.h"
 #include "topology.h"
 
 using namespace xshmem::topo;
@@ -33,7 +34,7 @@ int main(int argc, char **argv) {
   printf("\n%s\n", matrix_text(m).c_str());
   for (const auto &n : m.notes) printf("note: %s\n", n.c_str());
   const int ppn = argc > 2 ? atoi(argv[2]) : 2, nodes = argc > 3 ? atoi(argv[3]) : 1;
-  const Plan p = plan({m}, ppn, nodes, PlanOptions{});
+  const Plan p = plan({m}, ppn, nodes, PlanOptions{}, fake::model());
   printf("\n%s", plan_text(p).c_str());
   return p.ok() ? 0 : 1;
 }

@@ -9,27 +9,31 @@ export XSHMEM_HEAP=host XSHMEM_LOG_LEVEL=warn
 # and which in-tree ones are built (nvlink with CUDA, libfabric with libfabric-dev) varies.
 export XSHMEM_TRANSPORTS=hostshm,unittest_predict,unittest_nopredict
 out=$(XSHMEM_PLUGIN_PATH=$dir timeout 50 "$info" --plan 4 --pairs 2>&1)
-echo "$out" | sed -n '/^predicted by the loaded plugins/,$p'
+echo "$out"
 want() {
   if ! grep -qE -- "$1" <<<"$out"; then
     echo "FAIL: no line matching: $1"
     fail=1
   fi
 }
-want '^predicted by the loaded plugins .*: hostshm, unittest_predict; not predicted: unittest_nopredict$'
-# The matrix: even PE sums take the cheaper test transport, odd ones hostshm.
-want '^ +0 +unittest_predict +hostshm +unittest_predict +hostshm$'
-want '^ +1 +hostshm +unittest_predict +hostshm +unittest_predict$'
-want '^ +3 +hostshm +unittest_predict +hostshm +unittest_predict$'
-want '^ +1 -> 3: unittest_predict \(hostshm yes: same host: the heaps are shared memory; unittest_predict yes: test rule: pe sum 4 is even\)$'
-want '^ +2 -> 1: hostshm \(hostshm yes: same host: the heaps are shared memory; unittest_predict no: test rule: pe sum 3 is odd\)$'
+want '^plan of .*\(transports: hostshm, unittest_predict; not predicted: unittest_nopredict\)$'
+# The matrix: even PE sums take the cheaper test transport, odd ones hostshm. The test rule looks
+# at the PE numbers, so the plan groups the pairs by PE (8 classes each, not 2).
+want '^0 +unittest_predict +hostshm +unittest_predict +hostshm$'
+want '^1 +hostshm +unittest_predict +hostshm +unittest_predict$'
+want '^3 +hostshm +unittest_predict +hostshm +unittest_predict$'
+want '^  unittest_predict 8 pairs in 8 class\(es\)$'
+want '^ +1 -> 3: unittest_predict: test rule: pe sum 4 is even \[hostshm yes: same host: the heaps are shared memory\]$'
+want '^ +1 x, first 2 -> 1: hostshm: same host: the heaps are shared memory \[unittest_predict no: test rule: pe sum 3 is odd\]$'
 # The same in the JSON (plain shell: CI has no python; whitespace removed before matching).
 json=$(XSHMEM_PLUGIN_PATH=$dir timeout 50 "$info" --json --plan 4 --pairs 2>/dev/null | tr -d ' \n')
 u=unittest_predict h=hostshm
 for part in \
-  "\"matrix\":[[\"$u\",\"$h\",\"$u\",\"$h\"],[\"$h\",\"$u\",\"$h\",\"$u\"],[\"$u\",\"$h\",\"$u\",\"$h\"],[\"$h\",\"$u\",\"$h\",\"$u\"]]" \
+  "\"pair_counts\":{\"$h\":8,\"$u\":8}" \
+  "\"transports\":[\"$h\",\"$u\"]" \
   '"not_predicted":["unittest_nopredict"]' \
-  '{"from":0,"to":3,"transport":"hostshm","reasons":{"hostshm":{"reached":true,"reason":"samehost:theheapsaresharedmemory"},"unittest_predict":{"reached":false,"reason":"testrule:pesum3isodd"}}}'; do
+  '{"from":0,"to":3,"transport":"hostshm","why":"hostshm:samehost:theheapsaresharedmemory[unittest_predictno:testrule:pesum3isodd]"}' \
+  '{"from":1,"to":3,"transport":"unittest_predict","why":"unittest_predict:testrule:pesum4iseven[hostshmyes:samehost:theheapsaresharedmemory]"}'; do
   if ! grep -qF -- "$part" <<<"$json"; then
     echo "FAIL: the JSON lacks $part"
     fail=1

@@ -45,31 +45,24 @@ bool load_machines(const std::vector<std::string> &xml, std::vector<topo::Machin
 // Summary, NUMA nodes with CPU sets, GPUs, NICs with ports, libfabric domains, the GPU/NIC
 // matrix and the NIC per GPU under XSHMEM_NICS (whose names are checked against each machine).
 Section topology_report(const std::vector<topo::Machine> &machines);
-// The path plan of `per_node` PEs on each of `nodes` nodes under XSHMEM_TRANSPORTS,
-// XSHMEM_REMOTE_TRANSPORT, XSHMEM_NICS, XSHMEM_NIC_MAP and XSHMEM_HEAP=host. Pair rules
-// (XSHMEM_PAIR_TRANSPORTS) are parsed and noted, not modelled: init applies them.
+// The path plan of `per_node` PEs on each of `nodes` nodes: the PEs laid out by the topology under
+// XSHMEM_NICS, XSHMEM_NIC_MAP and XSHMEM_HEAP=host, each pair's path from plugin_model (the loaded
+// plugins under XSHMEM_TRANSPORTS, XSHMEM_PAIR_TRANSPORTS, XSHMEM_REMOTE_TRANSPORT).
 // `pairs`: every pair's reason in the text and the JSON (--pairs); without it a plan of more than
 // topo::kFullPairsMax PEs shows its pairs by class only. The text of a large plan's pairs is not
 // held in the section: print_pairs writes it.
 Section plan_report(const std::vector<topo::Machine> &machines, int per_node, int nodes,
                     bool pairs = false);
-// The plan as the loaded transport plugins predict it (info_predict.cc): every allowed loaded
-// transport's predict for every ordered pair of the plan's PEs, then init's selection
-// (select::choose, select::agree) under XSHMEM_PAIR_TRANSPORTS and XSHMEM_REMOTE_TRANSPORT.
-constexpr int kPredictMaxPes = 256;
-struct Predicted {
-  int n = 0;
-  std::vector<std::string> names;          // transports with predict, in name order
+// The plan's path model (info_predict.cc): every allowed loaded transport's predict for a pair of
+// the plan's PEs, then init's selection (select::choose_one, select::agree_one) under
+// XSHMEM_PAIR_TRANSPORTS and XSHMEM_REMOTE_TRANSPORT. With `detail`, a pair's reason lists every
+// other transport's answer too (--pairs).
+struct PluginModel {
+  topo::PathModel model;
   std::vector<std::string> not_predicted;  // loaded and allowed, without predict
-  std::vector<select::Answer> answers;     // [(from * n + to) * names.size() + t]
-  std::vector<int> choice;                 // [from * n + to]: index into names, -1 none
-  std::vector<std::string> errors;         // the first unreached pairs, bad pair rules
-  std::string skipped;                     // why the pairs were not asked (too many PEs)
+  std::vector<std::string> errors;         // malformed pair rules (then none apply)
 };
-Predicted predict_plan(const std::vector<topo::Machine> &machines, const topo::Plan &p);
-// The matrix and errors; with `pairs`, every pair with each transport's answer and reason.
-std::string predicted_text(const Predicted &d, bool pairs);
-std::string predicted_json(const Predicted &d, bool pairs);
+PluginModel plugin_model(int n_pes, bool detail);
 // Writes "  a -> b: why" for every pair a < b of the plan to `out`, one pair at a time.
 void print_pairs(const std::vector<topo::Machine> &machines, int per_node, int nodes, FILE *out);
 // Writes the Graphviz picture (with the plan's paths when per_node > 0) to `file` ("-": stdout).

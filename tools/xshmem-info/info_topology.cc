@@ -2,7 +2,6 @@
 // the NIC settings as the core parses them (core/src/nics.h). See info.h.
 #include <cstdio>
 #include <fstream>
-#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -94,30 +93,11 @@ std::string machine_text(const topo::Machine &m, const nics::Settings &s, bool s
   return out;
 }
 
-// The plan's options from the configuration table; *parse_error set when the NIC settings are
-// malformed (they are then left out).
-// For this machine (`live`), the transports are also limited to the plugins this installation
-// loads: the plan of a recorded topology models all four, but here a transport without a plugin
-// cannot be chosen by init.
-topo::PlanOptions plan_options(int per_node, int nodes, bool live, nics::Settings *s,
+// The plan's layout options from the configuration table; *parse_error set when the NIC settings
+// are malformed (they are then left out).
+topo::PlanOptions plan_options(int per_node, int nodes, nics::Settings *s,
                                std::string *parse_error) {
   topo::PlanOptions o;
-  o.transports = config::get_string("XSHMEM_TRANSPORTS");
-  if (live) {
-    const config::ListSpec spec = config::get_list_spec("XSHMEM_TRANSPORTS");
-    std::string allowed;
-    // The model knows its four transports only; the others are asked through their predict
-    // (info_predict.cc).
-    std::set<std::string> modelled;
-    for (topo::Transport t : {topo::Transport::kNvlink, topo::Transport::kHostshm,
-                              topo::Transport::kIbgda, topo::Transport::kLibfabric})
-      modelled.insert(topo::transport_name(t));
-    for (const auto &t : core::plugin_loader(true).transports())
-      if (spec.selects(t.name) && modelled.count(t.name))
-        allowed += (allowed.empty() ? "" : ",") + t.name;
-    o.transports = allowed.empty() ? "^hostshm,nvlink,ibgda,libfabric" : allowed;
-  }
-  o.remote_transport = config::get_string("XSHMEM_REMOTE_TRANSPORT");
   if (nics::from_config(s, parse_error)) {
     o.nics = s->nics_text;
     o.nic_map = nics::pe_map(*s, per_node, nodes);
@@ -125,6 +105,12 @@ topo::PlanOptions plan_options(int per_node, int nodes, bool live, nics::Setting
   }
   o.host_heap = config::get_enum("XSHMEM_HEAP") == "host";
   return o;
+}
+
+std::string list_text(const std::vector<std::string> &v) {
+  std::string t;
+  for (const std::string &s : v) t += (t.empty() ? "" : ", ") + s;
+  return t;
 }
 
 }  // namespace
@@ -188,30 +174,19 @@ Section plan_report(const std::vector<topo::Machine> &machines, int per_node, in
   Section r;
   nics::Settings s;
   std::string parse_error;
-  const bool live = machines.size() == 1 && machines[0].origin == "live";
-  topo::PlanOptions o = plan_options(per_node, nodes, live, &s, &parse_error);
+  topo::PlanOptions o = plan_options(per_node, nodes, &s, &parse_error);
   const bool parsed = parse_error.empty();
   // --pairs: the full list (held for the JSON up to 1024 PEs; the text streams it: print_pairs).
   const int64_t n = static_cast<int64_t>(per_node) * nodes;
   o.full_pairs = pairs && n <= 16 * topo::kFullPairsMax ? 1 : -1;
-  topo::Plan p = topo::plan(machines, per_node, nodes, o);
+  const PluginModel pm = plugin_model(static_cast<int>(n), pairs);
+  topo::Plan p = topo::plan(machines, per_node, nodes, o, pm.model);
   if (!parsed) p.errors.push_back(parse_error);
+  for (const std::string &e : pm.errors) p.errors.push_back(e);
   for (size_t i = 0; parsed && i < machines.size(); ++i) {
     std::string error;
     if (!nics::check_names(s, machines[i], &error))
       p.errors.push_back(machines.size() > 1 ? "node " + std::to_string(i) + ": " + error : error);
-  }
-  // The plan model has no pair rules: they are checked here, and applied by init only.
-  const std::string pair_text = config::get_string("XSHMEM_PAIR_TRANSPORTS");
-  std::string pair_note;
-  if (!pair_text.empty()) {
-    std::vector<select::PairRule> rules;
-    std::string error;
-    if (!select::parse_pair_rules(pair_text, per_node * nodes, &rules, &error))
-      p.errors.push_back("XSHMEM_PAIR_TRANSPORTS=\"" + pair_text + "\": " + error);
-    pair_note = "XSHMEM_PAIR_TRANSPORTS=\"" + pair_text +
-                "\": pair rules are applied at init only; the model's plan does not show them (the "
-                "plugins' prediction below applies them)";
   }
   json j = json::parse(topo::plan_json(p, pairs));
   if (pairs && !p.full_pairs())
@@ -219,16 +194,14 @@ Section plan_report(const std::vector<topo::Machine> &machines, int per_node, in
                          std::to_string(16 * topo::kFullPairsMax) +
                          " for a JSON pair list; the text output (--pairs) streams every pair";
   j["origin"] = machines.size() == 1 ? machines[0].origin : "one recorded topology per node";
-  j["options"] = {{"XSHMEM_TRANSPORTS", o.transports},
-                  {"XSHMEM_REMOTE_TRANSPORT", o.remote_transport},
+  j["transports"] = pm.model.names;
+  j["not_predicted"] = pm.not_predicted;
+  j["options"] = {{"XSHMEM_TRANSPORTS", config::get_string("XSHMEM_TRANSPORTS")},
+                  {"XSHMEM_REMOTE_TRANSPORT", config::get_string("XSHMEM_REMOTE_TRANSPORT")},
+                  {"XSHMEM_PAIR_TRANSPORTS", config::get_string("XSHMEM_PAIR_TRANSPORTS")},
                   {"XSHMEM_NICS", config::get_string("XSHMEM_NICS")},
                   {"XSHMEM_NIC_MAP", config::get_string("XSHMEM_NIC_MAP")},
                   {"XSHMEM_HEAP", config::get_enum("XSHMEM_HEAP")}};
-  if (!pair_note.empty()) j["pair_rules"] = pair_note;
-  // What the loaded plugins predict (their predict and init's selection function); informative,
-  // it does not change the exit status while the model above is the plan's verdict.
-  const Predicted pred = predict_plan(machines, p);
-  j["predicted"] = json::parse(predicted_json(pred, pairs));
   r.json = j.dump();
   r.failed = !p.ok();
   std::string head;
@@ -236,24 +209,24 @@ Section plan_report(const std::vector<topo::Machine> &machines, int per_node, in
     head += (i ? ", " : "") + (machines[i].host.empty() ? std::string("?") : machines[i].host) +
             " (" + machines[i].origin + ")";
   r.text =
-      "plan of " + head + "; predicted by the topology model, decided by init" +
-      (live ? " (transports limited to the loaded plugins: " + o.transports + ")" : std::string()) +
-      "\n" + topo::plan_text(p);
+      "plan of " + head +
+      "; each pair as the loaded plugins predict it, chosen by init's selection (transports: " +
+      (pm.model.names.empty() ? std::string("none predicts") : list_text(pm.model.names)) +
+      (pm.not_predicted.empty() ? "" : "; not predicted: " + list_text(pm.not_predicted)) + ")\n" +
+      topo::plan_text(p);
   r.stream_pairs = pairs && !p.full_pairs();
-  if (!pair_note.empty()) r.text += "note: " + pair_note + "\n";
-  r.text += predicted_text(pred, pairs);
   return r;
 }
 
 void print_pairs(const std::vector<topo::Machine> &machines, int per_node, int nodes, FILE *out) {
   nics::Settings s;
   std::string parse_error;
-  const bool live = machines.size() == 1 && machines[0].origin == "live";
-  topo::PlanOptions o = plan_options(per_node, nodes, live, &s, &parse_error);
+  topo::PlanOptions o = plan_options(per_node, nodes, &s, &parse_error);
   o.full_pairs = 0;
-  const topo::Plan p = topo::plan(machines, per_node, nodes, o);
+  const PluginModel pm = plugin_model(per_node * nodes, true);
+  const topo::Plan p = topo::plan(machines, per_node, nodes, o, pm.model);
   fprintf(out, "pairs:\n");
-  topo::for_each_pair(machines, o, p, [&](int a, int b, const topo::PairPlan &r) {
+  topo::for_each_pair(machines, pm.model, p, [&](int a, int b, const topo::PairPlan &r) {
     if (a < b) fprintf(out, "  %d -> %d: %s\n", a, b, r.why.c_str());
   });
 }
@@ -265,8 +238,8 @@ bool write_dot(const std::vector<topo::Machine> &machines, const std::string &fi
   if (with_plan) {
     nics::Settings s;
     std::string ignored;  // flagged by the topology and plan sections
-    const bool live = machines.size() == 1 && machines[0].origin == "live";
-    p = topo::plan(machines, per_node, nodes, plan_options(per_node, nodes, live, &s, &ignored));
+    p = topo::plan(machines, per_node, nodes, plan_options(per_node, nodes, &s, &ignored),
+                   plugin_model(per_node * nodes, false).model);
   }
   const std::string dot = topo::to_dot(machines, with_plan ? &p : nullptr);
   if (file == "-") {

@@ -1,8 +1,11 @@
 // xshmem core: the CUDA side of the runtime in a build without CUDA: no GPU is ever usable, so
 // every heap is a host heap.
+#include <cstdio>
+
 #include "../heap.h"
 #include "../runtime.h"
 #include "cuda_rt.h"
+#include "device_ops.h"
 
 namespace xshmem::cuda {
 
@@ -74,3 +77,37 @@ uint64_t device_state_version() {
 }
 
 }  // namespace xshmem::core
+
+// device_ops.h without CUDA: no HOST_CE path, and the GPU-heap entries of the host API are never
+// reached (host_path.h calls them only when the heap is in GPU memory). Each stops the job if
+// that ever changes, naming itself.
+namespace xshmem::core::gpu {
+namespace {
+[[noreturn]] void no_gpu(const char *what) {
+  char msg[160];
+  snprintf(msg, sizeof(msg),
+           "%s was called for a GPU heap, but this xshmem was built without CUDA (internal error)",
+           what);
+  fatal(1, "gpu", msg);
+}
+}  // namespace
+
+const dev::host_ce_ops_t *host_ce_ops() {
+  return nullptr;
+}
+void read_local(void *, const void *, size_t) {
+  no_gpu("gpu::read_local");
+}
+void world_sync(bool) {
+  no_gpu("gpu::world_sync");
+}
+uint64_t team_op(int, int, uint64_t, int) {
+  no_gpu("gpu::team_op");
+}
+int coll_move(int, int, void *, const void *, size_t, size_t, ptrdiff_t, ptrdiff_t, int) {
+  no_gpu("gpu::coll_move");
+}
+int reduce(int, int, int, void *, const void *, size_t, void *) {
+  no_gpu("gpu::reduce");
+}
+}  // namespace xshmem::core::gpu

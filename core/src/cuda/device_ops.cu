@@ -21,6 +21,7 @@
 #include <xshmem/xshmemx.h>
 
 #include "../checks.h"
+#include "../path_state.h"
 #include "../runtime.h"
 
 namespace xshmem::core::gpu {
@@ -237,7 +238,7 @@ void enqueue_put_signal(cudaStream_t stream, void *dest, const void *source, siz
 
 void *peer_addr(const void *sym, int pe) {
   const dev::state_t &s = state();
-  if (s.peers[pe].path != XSHMEM_PATH_LSA) dev::unreachable_path(s, pe);
+  if (!dev::peer_mapped(s, pe)) dev::unreachable_path(s, pe);
   return dev::lsa_addr(s, const_cast<void *>(sym), pe);
 }
 
@@ -272,6 +273,17 @@ void put_signal(void *dest, const void *source, size_t n, uint64_t *sig_addr, ui
                 int sig_op, int pe, bool blocking) {
   enqueue_put_signal(internal(), dest, source, n, sig_addr, signal, sig_op, pe);
   if (blocking) sync(internal(), "put_signal");
+}
+
+namespace {
+uint64_t amo_by_code(int op, size_t width, void *dest, uint64_t value, uint64_t cond, int pe) {
+  return amo(static_cast<dev::amo_op>(op), width, dest, value, cond, pe);
+}
+constexpr dev::host_ce_ops_t kHostCeOps{copy, copy_strided, amo_by_code, put_signal, quiet};
+}  // namespace
+
+const dev::host_ce_ops_t *host_ce_ops() {
+  return &kHostCeOps;
 }
 
 void read_local(void *host_dst, const void *sym, size_t n) {
@@ -319,7 +331,8 @@ int coll_move(int op, int team, void *dest, const void *source, size_t nbytes, s
 int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n,
            void *user_stream) {
   cudaStream_t st = user_stream ? static_cast<cudaStream_t>(user_stream) : internal();
-  const dev::state_t &hs = state();
+  // The kernels' view (LSA codes, not the host's HOST_CE): the choice below predicts theirs.
+  const dev::state_t &hs = device_view();
   const dev::team_t t = dev::team_of(hs, team);
   dev::red::kind kd{};
   if (!dev::reduce_kind_of(op, dtype, &kd)) return -1;

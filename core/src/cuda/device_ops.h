@@ -3,8 +3,11 @@
 // The host cannot load or store GPU memory, so the host API moves data with copies on the
 // internal stream (cudaMemcpyAsync from/to the peer's mapped address, UVA) and runs atomics,
 // signals and world syncs as one-thread kernels executing the device path code on the device
-// state. Implemented in device_ops.cu, compiled only with CUDA (XSHMEM_HAVE_CUDA); callers test
-// heap_on_device() first. Errors stop the job (fatal) with the CUDA error named.
+// state. Implemented in device_ops.cu with CUDA (XSHMEM_HAVE_CUDA). The per-peer operations reach
+// the host API through the HOST_CE path code (host_ce_ops()); the rest (reads of this PE's heap,
+// syncs, collectives) is called where host_path.h's helpers on the heap's kind say so. Without
+// CUDA those entries stop the job (cuda_none.cc: never reached, no heap is in GPU memory there).
+// Errors stop the job (fatal) with the CUDA error named.
 #ifndef XSHMEM_CORE_CUDA_DEVICE_OPS_H
 #define XSHMEM_CORE_CUDA_DEVICE_OPS_H
 
@@ -18,20 +21,14 @@
 
 namespace xshmem::core::gpu {
 
-// Whether this build has the GPU side. Host API code puts its GPU-heap branch under
-// XSHMEM_IF_GPU_HEAP, which a build without CUDA discards at compile time (nothing below is
-// defined there).
-#if defined(XSHMEM_HAVE_CUDA)
-inline constexpr bool kEnabled = true;
-#else
-inline constexpr bool kEnabled = false;
-#endif
-#define XSHMEM_IF_GPU_HEAP                     \
-  if constexpr (::xshmem::core::gpu::kEnabled) \
-    if (::xshmem::core::heap_on_device())
+// The HOST_CE path's operations (copy, copy_strided, amo, put_signal, quiet below) as the table
+// build_state gives the host's copy of the state on a GPU heap (dev::state_t::host_ce): the
+// dispatchers run them for the peers whose host path code is XSHMEM_PATH_HOST_CE. NULL in a build
+// without CUDA (no heap is ever in GPU memory there).
+const dev::host_ce_ops_t *host_ce_ops();
 
 // The address of symmetric `sym` at `pe` in this process (UVA), for copies; stops the job when
-// `pe` is not load/store reachable (only LSA peers are served from the host on GPU heaps).
+// `pe`'s heap is not mapped (its host path is not HOST_CE: only those are served this way).
 void *peer_addr(const void *sym, int pe);
 
 // Copies n bytes on the internal stream (cudaMemcpyDefault); blocking waits for the copy.

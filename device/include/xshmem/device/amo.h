@@ -6,6 +6,7 @@
 #define XSHMEM_DEVICE_AMO_H
 
 #include <xshmem/device/group.h>
+#include <xshmem/device/host_ce.h>
 #include <xshmem/device/lsa.h>
 #include <xshmem/device/ops.h>
 #include <xshmem/device/proxy.h>
@@ -60,6 +61,12 @@ XSHMEM_HD_INLINE T amo_path(const state_t &s, int32_t ctx, T *dest, T value, T c
       T old = proxy::amo(s, ctx, kOp, dest, value, cond, pe);
       return Op == amo_op::set ? value : old;
     }
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_HOST_CE: {
+      const T old = host_ce::amo(s, static_cast<int>(Op), dest, value, cond, pe);
+      return Op == amo_op::set ? value : old;
+    }
+#endif
     default:
       unreachable_path(s, pe);
       return T{};

@@ -5,7 +5,8 @@
 // block; the host is a thread) and taking the context the call names (XSHMEM_CTX_DEFAULT, 0, for
 // the plain forms). Each reads the peer's path byte once and runs that path's code: lsa.h for
 // LSA peers, proxy.h for PROXY peers (the host: the transport's data operations; GPU threads:
-// the proxy engine's rings). Those files are the only places that know a path's mechanics; the
+// the proxy engine's rings), and on the host over a GPU heap host_ce.h for the LSA peers (their
+// host code HOST_CE, state.h). Those files are the only places that know a path's mechanics; the
 // API entries, the collectives and the team syncs all come through here. A group dispatcher
 // leaves the group unsynchronised: the group forms (the _group wrappers below, coop.h) add the
 // group barrier. `dest` (put) and `source` (get) are symmetric addresses of this PE, translated
@@ -17,6 +18,7 @@
 #include <stdint.h>
 
 #include <xshmem/device/group.h>
+#include <xshmem/device/host_ce.h>
 #include <xshmem/device/lsa.h>
 #include <xshmem/device/ops.h>
 #include <xshmem/device/proxy.h>
@@ -42,6 +44,11 @@ XSHMEM_HD_INLINE void putmem_path(const state_t &s, int32_t ctx, void *dest, con
     case XSHMEM_PATH_PROXY:
       proxy::put<G>(s, ctx, dest, source, nbytes, pe, nbi);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_HOST_CE:
+      host_ce::put(s, dest, source, nbytes, pe, nbi);
+      return;
+#endif
     default:
       unreachable_path(s, pe);
   }
@@ -62,6 +69,11 @@ XSHMEM_HD_INLINE void getmem_path(const state_t &s, int32_t ctx, void *dest, con
     case XSHMEM_PATH_PROXY:
       proxy::get<G>(s, ctx, dest, source, nbytes, pe, nbi);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_HOST_CE:
+      host_ce::get(s, dest, source, nbytes, pe, nbi);
+      return;
+#endif
     default:
       unreachable_path(s, pe);
   }
@@ -80,6 +92,11 @@ XSHMEM_HD_INLINE void p_path(const state_t &s, int32_t ctx, T *dest, T value, in
     case XSHMEM_PATH_PROXY:
       proxy::put<thread_group>(s, ctx, dest, &value, sizeof(T), pe, false);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_HOST_CE:
+      host_ce::p(s, dest, value, pe);
+      return;
+#endif
     default:
       unreachable_path(s, pe);
   }
@@ -96,6 +113,10 @@ XSHMEM_HD_INLINE T g_path(const state_t &s, int32_t ctx, const T *source, int pe
       proxy::get<thread_group>(s, ctx, &v, source, sizeof(T), pe, false);
       return v;
     }
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_HOST_CE:
+      return host_ce::g(s, source, pe);
+#endif
     default:
       unreachable_path(s, pe);
       return T{};
@@ -118,6 +139,11 @@ XSHMEM_HD_INLINE void iput_path(const state_t &s, int32_t ctx, T *dest, const T 
     case XSHMEM_PATH_PROXY:
       proxy::iput<G>(s, ctx, dest, source, dst, sst, nelems, pe, nbi);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_HOST_CE:
+      host_ce::iput(s, dest, source, dst, sst, nelems, pe, nbi);
+      return;
+#endif
     default:
       unreachable_path(s, pe);
   }
@@ -136,13 +162,19 @@ XSHMEM_HD_INLINE void iget_path(const state_t &s, int32_t ctx, T *dest, const T 
     case XSHMEM_PATH_PROXY:
       proxy::iget<G>(s, ctx, dest, source, dst, sst, nelems, pe, nbi);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_HOST_CE:
+      host_ce::iget(s, dest, source, dst, sst, nelems, pe, nbi);
+      return;
+#endif
     default:
       unreachable_path(s, pe);
   }
 }
 
 // Ordering of context ctx's operations over every path this PE uses: LSA memory fences, then
-// the PROXY path's (the host: the transports serving PROXY peers, on ctx's channel).
+// the PROXY path's (the host: the transports serving PROXY peers, on ctx's channel). HOST_CE
+// operations are ordered by their stream (fence: nothing more); quiet completes them.
 template <typename G = thread_group>
 XSHMEM_HD_INLINE void fence_path(const state_t &s, int32_t ctx) {
   lsa::fence();
@@ -151,6 +183,9 @@ XSHMEM_HD_INLINE void fence_path(const state_t &s, int32_t ctx) {
 template <typename G = thread_group>
 XSHMEM_HD_INLINE void quiet_path(const state_t &s, int32_t ctx) {
   lsa::quiet();
+#if !defined(__CUDA_ARCH__)
+  host_ce::quiet(s);
+#endif
   proxy::quiet<G>(s, ctx);
 }
 
@@ -162,9 +197,11 @@ XSHMEM_HD_INLINE bool lsa_reachable(const state_t &s, int pe) {
 
 // Address of symmetric `sym` at `pe` that this thread can load and store, or NULL when the peer
 // is not load/store reachable (PROXY, GDA, NONE).
+// On the host over a GPU heap (HOST_CE peers) it is the peer's mapped address, for kernels and
+// copies.
 template <typename T>
 XSHMEM_HD_INLINE T *ptr(const state_t &s, T *sym, int pe) {
-  return lsa_reachable(s, pe) ? lsa_addr(s, sym, pe) : nullptr;
+  return peer_mapped(s, pe) ? lsa_addr(s, sym, pe) : nullptr;
 }
 
 // ---- the thread-scope forms (the host API, the plain device API); ctx first when given ----

@@ -12,6 +12,7 @@
 
 #include <xshmem/device/atomic.h>
 #include <xshmem/device/group.h>
+#include <xshmem/device/host_ce.h>
 #include <xshmem/device/lsa.h>
 #include <xshmem/device/ops.h>
 #include <xshmem/device/p2p.h>
@@ -39,6 +40,11 @@ XSHMEM_HD_INLINE void putmem_signal_path(const state_t &s, int32_t ctx, void *de
     case XSHMEM_PATH_PROXY:
       proxy::put_signal<G>(s, ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_HOST_CE:
+      host_ce::put_signal(s, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
+      return;
+#endif
     default:
       unreachable_path(s, pe);
   }
@@ -59,6 +65,11 @@ XSHMEM_HD_INLINE void signal_path(const state_t &s, int32_t ctx, uint64_t *sig_a
     case XSHMEM_PATH_PROXY:
       proxy::signal<G>(s, ctx, sig_addr, signal, sig_op, pe, fenced);
       return;
+#if !defined(__CUDA_ARCH__)
+    case XSHMEM_PATH_HOST_CE:
+      host_ce::signal(s, sig_addr, signal, sig_op, pe);
+      return;
+#endif
     default:
       unreachable_path(s, pe);
   }

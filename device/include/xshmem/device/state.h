@@ -47,6 +47,16 @@ int xshmemi_register_device_state_sink2(int layout, const char *unit,
 #define XSHMEMI_REGISTER_DEVICE_STATE_SINK(sink) \
   xshmemi_register_device_state_sink2(XSHMEMI_UNIT_STATE_LAYOUT, __FILE__, sink)
 
+// ---- path codes internal to the host's copy of the state ----
+// The transports' path codes (xshmem_path_t: NONE, LSA, GDA, PROXY) are what the device's copy
+// of the state holds. The host's copy (core/src/path_state.cc) may hold one more, which never
+// appears in the device's copy and is never given to or taken from a plugin:
+//   XSHMEM_PATH_HOST_CE: copy engine through the peer mapping. The heap is in GPU memory, which
+//   the host cannot load or store: the host reaches an LSA peer (its mapping in peer_t::base, as
+//   for LSA) with copies on the runtime's internal stream and one-thread kernels for atomics and
+//   signals (state_t::host_ce, host_ce.h). Only the dispatchers' host-compiled code has its case.
+#define XSHMEM_PATH_HOST_CE 0x80
+
 namespace xshmem::dev {
 
 // One peer as the path code sees it (16 bytes, so a table of them stays cache-friendly).
@@ -64,6 +74,26 @@ struct peer_t {
 struct host_remote_t {
   const xshmem_transport_data_ops_v1_t *ops = nullptr;
   void *tctx = nullptr;
+};
+
+// Host only: the operations of the HOST_CE path (XSHMEM_PATH_HOST_CE), implemented by the core
+// with the CUDA runtime on its internal stream (core/src/cuda/device_ops.h). Addresses: `copy`
+// and `copy_strided` take addresses of this process (a peer's through its mapping); `amo` and
+// `put_signal` take symmetric addresses of this PE and the target pe (their kernels translate).
+// `blocking` false: complete by the next quiet.
+struct host_ce_ops_t {
+  void (*copy)(void *dst, const void *src, size_t n, bool blocking);
+  // count elements of `elem` bytes, dst and src `dpitch`/`spitch` bytes apart.
+  void (*copy_strided)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t elem,
+                       size_t count, bool blocking);
+  // Atomic `op` (an amo_op of amo.h) of width 4 or 8 bytes, operands as bits; returns the old
+  // value's bits; waits for completion.
+  uint64_t (*amo)(int op, size_t width, void *dest, uint64_t value, uint64_t cond, int pe);
+  // n bytes (n may be 0) then the signal update, ordered after the data.
+  void (*put_signal)(void *dest, const void *source, size_t n, uint64_t *sig_addr, uint64_t signal,
+                     int sig_op, int pe, bool blocking);
+  // Completes every operation issued above.
+  void (*quiet)();
 };
 
 // A team: the world PEs start + i * stride for i in [0, size) (stride may be negative: the
@@ -253,6 +283,9 @@ struct state_t {
   uint64_t wait_timeout_ns = 0;
   // Host only: reports a wait past the deadline and stops the job; does not return.
   void (*on_wait_timeout)(const wait_timeout_t *w) = nullptr;
+  // Host only: the HOST_CE path's operations; set in the host's copy exactly when the heap is in
+  // GPU memory (its peers' LSA codes are then HOST_CE), NULL otherwise and in the device's copy.
+  const host_ce_ops_t *host_ce = nullptr;
   // The proxy engine's channel rings (proxy_ring.h, core/src/proxy/) when GPU threads of this PE
   // reach some peer by the PROXY path; NULL otherwise (CPU PEs: host threads call the transport
   // directly). Each copy holds the address its threads use: the host's copy the host address,
@@ -295,7 +328,18 @@ XSHMEM_HD_INLINE uintptr_t peer_base(const state_t &s, int pe) {
 #endif
 }
 
-// The address of symmetric object `sym` at `pe`, for LSA peers.
+// Whether `pe`'s heap is mapped into this address space (peer_t::base is valid): LSA, and on the
+// host's copy over a GPU heap HOST_CE (mapped, though only copies and kernels reach it).
+XSHMEM_HD_INLINE bool peer_mapped(const state_t &s, int pe) {
+#if defined(__CUDA_ARCH__)
+  return peer_path(s, pe) == XSHMEM_PATH_LSA;
+#else
+  const uint8_t path = peer_path(s, pe);
+  return path == XSHMEM_PATH_LSA || path == XSHMEM_PATH_HOST_CE;
+#endif
+}
+
+// The address of symmetric object `sym` at `pe`, for LSA (and HOST_CE) peers.
 template <typename T>
 XSHMEM_HD_INLINE T *lsa_addr(const state_t &s, T *sym, int pe) {
   return reinterpret_cast<T *>(peer_base(s, pe) + heap_offset(s, sym));

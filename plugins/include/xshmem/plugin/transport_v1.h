@@ -208,7 +208,14 @@ typedef struct xshmem_plan_pe_v1 {
   int gpu_p2p_with_peer;  /* 1: the two GPUs have peer access (same host), 0 no, -1 unknown */
   int nvlinks_with_peer;  /* NVLinks between the two GPUs, 0 none, -1 unknown */
   xshmem_mem_kind_t heap; /* where the PE's heap lives */
+  /* Appended after the first 1.2 layout; read only when XSHMEM_PLAN_PE_HAS(pe, hosts). */
+  int hosts; /* hosts (nodes) of the planned job, 0 unknown */
 } xshmem_plan_pe_v1_t;
+
+/* Whether plan record `p` (a pointer) has field `field` (the core may be older). */
+#define XSHMEM_PLAN_PE_HAS(p, field) \
+  ((p)->struct_size >=               \
+   offsetof(xshmem_plan_pe_v1_t, field) + sizeof(((xshmem_plan_pe_v1_t *)0)->field))
 
 /* ---- Host data operations (1.2) ----
  * Remote locations are offsets from the start of the target's symmetric heap (the same on every
