@@ -91,6 +91,8 @@ dev::state_t device_source(const dev::state_t &host, const dev::peer_t *chosen) 
   dev::state_t d = host;
   d.peers = const_cast<dev::peer_t *>(chosen);
   d.host_ce = nullptr;
+  d.proxy = host.proxy_device;  // the GPU's address of the mapped rings
+  d.host_rings = 0;
   return d;
 }
 

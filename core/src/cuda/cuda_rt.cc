@@ -485,8 +485,7 @@ Status publish_state(const dev::state_t &host) {
   s.peers = reinterpret_cast<dev::peer_t *>(static_cast<char *>(buf) + peers_off);
   s.teams =
       nteams ? reinterpret_cast<dev::team_t *>(static_cast<char *>(buf) + teams_off) : nullptr;
-  s.proxy = host.proxy_device;  // the GPU's address of the mapped rings
-  s.on_bad_path = nullptr;      // host function pointers mean nothing on the GPU
+  s.on_bad_path = nullptr;  // host function pointers mean nothing on the GPU
   s.transport_names = nullptr;
   s.device_checks = core::checks_enabled() ? 1 : 0;
   s.device_error = g_gpu.mailbox;
