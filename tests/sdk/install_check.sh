@@ -15,7 +15,7 @@ libdir=$(ls -d "$prefix"/lib "$prefix"/lib/*-linux-gnu 2>/dev/null | while read 
   [ -e "$d/libxshmem.so" ] && echo "$d"; done | head -1)
 [ -n "$libdir" ] || fail "no libxshmem.so under $prefix/lib"
 for f in include/xshmem/xshmem.h include/xshmem/xshmemx.h include/xshmem/types.h \
-         include/xshmem/device/state.h include/xshmem/device/host_remote.h \
+         include/xshmem/device/state.h include/xshmem/device/proxy.h include/xshmem/device/proxy_ring.h \
          include/xshmem/plugin/transport_v1.h include/xshmem/plugin/services_v1.h \
          include/xshmem/plugin/bootstrap_v1.h include/xshmem/plugin/common.h \
          bin/xshmem-run bin/xshmem-info bin/xshmem-perf; do
