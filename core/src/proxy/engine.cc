@@ -31,6 +31,10 @@ namespace at = dev::atomic;
 // kMaxSleepUs (CI runs 8 PEs on 2 cores: an idle proxy must leave them the CPU).
 constexpr unsigned kIdleSpins = 64;
 constexpr unsigned kIdleYields = 64;
+// And keep yielding until this long after the last request before the sleeps start: a request
+// that follows its predecessor's answer (dependent atomics, get after put) arrives within a
+// network round trip, and a sleeping proxy would add its wake-up to every one of them.
+constexpr uint64_t kYieldNs = 200000;  // 200 us
 constexpr unsigned kMinSleepUs = 1;
 constexpr unsigned kMaxSleepUs = 100;
 // Deep idle: after kDeepIdleNs without a request a thread sleeps kDeepSleepUs per round. A wake-up
@@ -446,6 +450,12 @@ void Engine::run(uint32_t index) {
     } else {
       const uint64_t now = now_ns();
       if (idle_since == 0) idle_since = now;
+      if (now - idle_since < kYieldNs) {
+        // Still within a round trip of the last request: its producer may be about to post the
+        // next one, so keep yielding rather than sleep.
+        sched_yield();
+        continue;
+      }
       const unsigned us = now - idle_since >= kDeepIdleNs ? kDeepSleepUs : sleep_us;
       timespec ts{0, static_cast<long>(us) * 1000};
       nanosleep(&ts, nullptr);
