@@ -65,7 +65,7 @@ int xshmemi_state_sink(const void *state, size_t size, int device) {
     fprintf(stderr,
             "xshmem: kernel module %s: the device state (%zu bytes, layout %d) differs from this "
             "module's (%zu bytes, layout %d): rebuild it against the installed xshmem headers\n",
-            __FILE__, size,
+            XSHMEMI_UNIT_FILE, size,
             size >= sizeof(int32_t) ? static_cast<const xshmem::dev::state_t *>(state)->layout : -1,
             sizeof(xshmem::dev::state_t), XSHMEMI_UNIT_STATE_LAYOUT);
     return static_cast<int>(cudaErrorInvalidValue);

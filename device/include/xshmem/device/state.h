@@ -44,8 +44,15 @@ extern "C" {
 int xshmemi_register_device_state_sink2(int layout, const char *unit,
                                         int (*sink)(const void *state, size_t size, int device));
 }
+// The unit's name is its main source file (__BASE_FILE__), not the header the macro expands in,
+// so the refusal names the user's .cu file.
+#if defined(__BASE_FILE__)
+#define XSHMEMI_UNIT_FILE __BASE_FILE__
+#else
+#define XSHMEMI_UNIT_FILE __FILE__
+#endif
 #define XSHMEMI_REGISTER_DEVICE_STATE_SINK(sink) \
-  xshmemi_register_device_state_sink2(XSHMEMI_UNIT_STATE_LAYOUT, __FILE__, sink)
+  xshmemi_register_device_state_sink2(XSHMEMI_UNIT_STATE_LAYOUT, XSHMEMI_UNIT_FILE, sink)
 
 // ---- path codes internal to the host's copy of the state ----
 // The transports' path codes (xshmem_path_t: NONE, LSA, GDA, PROXY) are what the device's copy
