@@ -182,24 +182,9 @@ XSHMEM_HD_INLINE const char *op_name(int32_t op) {
 XSHMEM_HD_INLINE void ring_check(const state_t &s, int32_t op, int pe, size_t nbytes, int st) {
   if (st == XSHMEM_SUCCESS) return;
 #if defined(__CUDA_ARCH__)
-  device_error_t *e = s.device_error;
-  if (e != nullptr && atomicCAS(&e->claimed, 0u, 1u) == 0u) {
-    e->code = kDevProxyFailed;
-    e->op = op;
-    e->pe = pe;
-    e->block[0] = blockIdx.x;
-    e->block[1] = blockIdx.y;
-    e->block[2] = blockIdx.z;
-    e->thread[0] = threadIdx.x;
-    e->thread[1] = threadIdx.y;
-    e->thread[2] = threadIdx.z;
-    e->size = nbytes;
-    e->align = static_cast<uint64_t>(static_cast<int64_t>(st));
-    __threadfence_system();
-    atomicExch(&e->ready, 1u);
-    __threadfence_system();
-  }
-  __trap();
+  // The mailbox report of a device check (ops.h), the status in its `align` field; traps.
+  device_check_failed(s.device_error, kDevProxyFailed, op, pe, nullptr, nbytes,
+                      static_cast<size_t>(static_cast<int64_t>(st)));
 #else
   (void)nbytes;
   host::check(s, pe, op_name(op), st);
