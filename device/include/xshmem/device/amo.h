@@ -26,9 +26,10 @@ XSHMEM_HD_INLINE T amo_path(const state_t &s, int32_t ctx, T *dest, T value, T c
   static_assert(G::kThread, "atomics are thread-scope operations");
   dcheck_remote(s, kDevOpAtomic, pe, dest, sizeof(T));
   dcheck_align(s, kDevOpAtomic, pe, dest, sizeof(T));
-  switch (peer_path(s, pe)) {
+  const peer_t peer = peer_of(s, pe);
+  switch (peer.path) {
     case XSHMEM_PATH_LSA: {
-      T *r = lsa_addr(s, dest, pe);
+      T *r = lsa_at(peer, s, dest);
       if constexpr (Op == amo_op::fetch) {
         return lsa::fetch(r);
       } else if constexpr (Op == amo_op::set) {

@@ -37,9 +37,10 @@ XSHMEM_HD_INLINE void putmem_path(const state_t &s, int32_t ctx, void *dest, con
   if (nbytes == 0) return;
   dcheck_remote(s, kDevOpPut, pe, dest, nbytes);
   dcheck_buffer(s, kDevOpPut, pe, source, nbytes);
-  switch (peer_path(s, pe)) {
+  const peer_t peer = peer_of(s, pe);
+  switch (peer.path) {
     case XSHMEM_PATH_LSA:
-      lsa::group_put<G>(lsa_addr(s, dest, pe), source, nbytes);
+      lsa::group_put<G>(lsa_at(peer, s, dest), source, nbytes);
       return;
     case XSHMEM_PATH_PROXY:
       proxy::put<G>(s, ctx, dest, source, nbytes, pe, nbi);
@@ -62,9 +63,10 @@ XSHMEM_HD_INLINE void getmem_path(const state_t &s, int32_t ctx, void *dest, con
   if (nbytes == 0) return;
   dcheck_remote(s, kDevOpGet, pe, source, nbytes);
   dcheck_buffer(s, kDevOpGet, pe, dest, nbytes);
-  switch (peer_path(s, pe)) {
+  const peer_t peer = peer_of(s, pe);
+  switch (peer.path) {
     case XSHMEM_PATH_LSA:
-      lsa::group_get<G>(dest, lsa_addr(s, source, pe), nbytes);
+      lsa::group_get<G>(dest, lsa_at(peer, s, source), nbytes);
       return;
     case XSHMEM_PATH_PROXY:
       proxy::get<G>(s, ctx, dest, source, nbytes, pe, nbi);
@@ -85,9 +87,10 @@ template <typename T>
 XSHMEM_HD_INLINE void p_path(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
   dcheck_remote(s, kDevOpP, pe, dest, sizeof(T));
   dcheck_align(s, kDevOpP, pe, dest, alignof(T));
-  switch (peer_path(s, pe)) {
+  const peer_t peer = peer_of(s, pe);
+  switch (peer.path) {
     case XSHMEM_PATH_LSA:
-      lsa::p(lsa_addr(s, dest, pe), value);
+      lsa::p(lsa_at(peer, s, dest), value);
       return;
     case XSHMEM_PATH_PROXY:
       proxy::put<thread_group>(s, ctx, dest, &value, sizeof(T), pe, false);
@@ -105,9 +108,10 @@ template <typename T>
 XSHMEM_HD_INLINE T g_path(const state_t &s, int32_t ctx, const T *source, int pe) {
   dcheck_remote(s, kDevOpG, pe, source, sizeof(T));
   dcheck_align(s, kDevOpG, pe, source, alignof(T));
-  switch (peer_path(s, pe)) {
+  const peer_t peer = peer_of(s, pe);
+  switch (peer.path) {
     case XSHMEM_PATH_LSA:
-      return lsa::g(lsa_addr(s, source, pe));
+      return lsa::g(lsa_at(peer, s, source));
     case XSHMEM_PATH_PROXY: {
       T v{};
       proxy::get<thread_group>(s, ctx, &v, source, sizeof(T), pe, false);
@@ -132,9 +136,10 @@ XSHMEM_HD_INLINE void iput_path(const state_t &s, int32_t ctx, T *dest, const T 
   dcheck_remote(s, kDevOpIput, pe, dest, sizeof(T));
   dcheck_sym(s, kDevOpIput, pe, dest + static_cast<ptrdiff_t>(nelems - 1) * dst, sizeof(T));
   dcheck_align(s, kDevOpIput, pe, dest, alignof(T));
-  switch (peer_path(s, pe)) {
+  const peer_t peer = peer_of(s, pe);
+  switch (peer.path) {
     case XSHMEM_PATH_LSA:
-      lsa::group_iput<G>(lsa_addr(s, dest, pe), source, dst, sst, nelems);
+      lsa::group_iput<G>(lsa_at(peer, s, dest), source, dst, sst, nelems);
       return;
     case XSHMEM_PATH_PROXY:
       proxy::iput<G>(s, ctx, dest, source, dst, sst, nelems, pe, nbi);
@@ -155,9 +160,10 @@ XSHMEM_HD_INLINE void iget_path(const state_t &s, int32_t ctx, T *dest, const T 
   dcheck_remote(s, kDevOpIget, pe, source, sizeof(T));
   dcheck_sym(s, kDevOpIget, pe, source + static_cast<ptrdiff_t>(nelems - 1) * sst, sizeof(T));
   dcheck_align(s, kDevOpIget, pe, source, alignof(T));
-  switch (peer_path(s, pe)) {
+  const peer_t peer = peer_of(s, pe);
+  switch (peer.path) {
     case XSHMEM_PATH_LSA:
-      lsa::group_iget<G>(dest, lsa_addr(s, source, pe), dst, sst, nelems);
+      lsa::group_iget<G>(dest, lsa_at(peer, s, source), dst, sst, nelems);
       return;
     case XSHMEM_PATH_PROXY:
       proxy::iget<G>(s, ctx, dest, source, dst, sst, nelems, pe, nbi);

@@ -32,9 +32,10 @@ XSHMEM_HD_INLINE void putmem_signal_path(const state_t &s, int32_t ctx, void *de
   dcheck_buffer(s, kDevOpPutSignal, pe, source, nbytes);
   dcheck_sym(s, kDevOpPutSignal, pe, sig_addr, sizeof(uint64_t));
   dcheck_align(s, kDevOpPutSignal, pe, sig_addr, sizeof(uint64_t));
-  switch (peer_path(s, pe)) {
+  const peer_t peer = peer_of(s, pe);
+  switch (peer.path) {
     case XSHMEM_PATH_LSA:
-      lsa::group_put_signal<G>(lsa_addr(s, dest, pe), source, nbytes, lsa_addr(s, sig_addr, pe),
+      lsa::group_put_signal<G>(lsa_at(peer, s, dest), source, nbytes, lsa_at(peer, s, sig_addr),
                                signal, sig_op);
       return;
     case XSHMEM_PATH_PROXY:
@@ -58,9 +59,10 @@ XSHMEM_HD_INLINE void signal_path(const state_t &s, int32_t ctx, uint64_t *sig_a
                                   uint64_t signal, int sig_op, int pe, bool fenced) {
   dcheck_remote(s, kDevOpSignal, pe, sig_addr, sizeof(uint64_t));
   dcheck_align(s, kDevOpSignal, pe, sig_addr, sizeof(uint64_t));
-  switch (peer_path(s, pe)) {
+  const peer_t peer = peer_of(s, pe);
+  switch (peer.path) {
     case XSHMEM_PATH_LSA:
-      if (group_leader<G>()) lsa::signal(lsa_addr(s, sig_addr, pe), signal, sig_op, fenced);
+      if (group_leader<G>()) lsa::signal(lsa_at(peer, s, sig_addr), signal, sig_op, fenced);
       return;
     case XSHMEM_PATH_PROXY:
       proxy::signal<G>(s, ctx, sig_addr, signal, sig_op, pe, fenced);

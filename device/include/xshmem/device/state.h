@@ -66,8 +66,8 @@ int xshmemi_register_device_state_sink2(int layout, const char *unit,
 
 namespace xshmem::dev {
 
-// One peer as the path code sees it (16 bytes, so a table of them stays cache-friendly).
-struct peer_t {
+// One peer as the path code sees it (16 bytes, 16-aligned: device code loads an entry at once).
+struct alignas(16) peer_t {
   uint8_t path;   // xshmem_path_t
   uint8_t flags;  // XSHMEM_PEER_*
   uint16_t reserved0;
@@ -316,23 +316,37 @@ XSHMEM_HD_INLINE bool in_heap(const state_t &s, const void *sym, size_t n) {
   return a >= s.heap_base && a - s.heap_base <= s.heap_size && n <= s.heap_size - (a - s.heap_base);
 }
 
-// The peer table's fields. On the device they are read through the read-only data cache: the
-// runtime writes a table only before kernels that use it start (a new table goes to a new
-// address), and cached reads keep the lookup off the critical path of back-to-back operations.
-XSHMEM_HD_INLINE uint8_t peer_path(const state_t &s, int pe) {
+// A peer's entry of the table, path and base in one 16-byte load. On the device the load is a
+// read-only (non-coherent) load in an asm statement the compiler may treat as a pure function of
+// the entry's address: the runtime writes a table only before the kernels that use it start (a
+// new table goes to a new address), so the lookup can be hoisted out of a caller's loop and kept
+// in registers. Loaded otherwise (an ordinary or __ldg load), the memory clobbers of the atomics
+// and the out-of-line PROXY calls on the dispatchers' other branch make the compiler reload the
+// entry after every operation (bench/dispatch on one H200, ns per call on an LSA peer, __ldg
+// loads against this one: a loop of xshmem_int_g 206 against 163, of xshmem_int_p 92 against 64,
+// of summed fetch_adds 210 against 171).
+XSHMEM_HD_INLINE peer_t peer_of(const state_t &s, int pe) {
 #if defined(__CUDA_ARCH__)
-  return __ldg(&s.peers[pe].path);
+  unsigned long long w0, w1;
+  asm("ld.global.nc.v2.u64 {%0, %1}, [%2];"
+      : "=l"(w0), "=l"(w1)
+      : "l"(__cvta_generic_to_global(s.peers + pe)));
+  peer_t p;
+  p.path = static_cast<uint8_t>(w0);
+  p.flags = static_cast<uint8_t>(w0 >> 8);
+  p.reserved0 = 0;
+  p.reserved1 = 0;
+  p.base = static_cast<uintptr_t>(w1);
+  return p;
 #else
-  return s.peers[pe].path;
+  return s.peers[pe];
 #endif
 }
+XSHMEM_HD_INLINE uint8_t peer_path(const state_t &s, int pe) {
+  return peer_of(s, pe).path;
+}
 XSHMEM_HD_INLINE uintptr_t peer_base(const state_t &s, int pe) {
-#if defined(__CUDA_ARCH__)
-  return static_cast<uintptr_t>(
-      __ldg(reinterpret_cast<const unsigned long long *>(&s.peers[pe].base)));
-#else
-  return s.peers[pe].base;
-#endif
+  return peer_of(s, pe).base;
 }
 
 // Whether `pe`'s heap is mapped into this address space (peer_t::base is valid): LSA, and on the
@@ -346,10 +360,15 @@ XSHMEM_HD_INLINE bool peer_mapped(const state_t &s, int pe) {
 #endif
 }
 
-// The address of symmetric object `sym` at `pe`, for LSA (and HOST_CE) peers.
+// The address of symmetric object `sym` at the peer of entry `p` (peer_of), for LSA (and
+// HOST_CE) peers; lsa_addr looks the entry up.
+template <typename T>
+XSHMEM_HD_INLINE T *lsa_at(const peer_t &p, const state_t &s, T *sym) {
+  return reinterpret_cast<T *>(p.base + heap_offset(s, sym));
+}
 template <typename T>
 XSHMEM_HD_INLINE T *lsa_addr(const state_t &s, T *sym, int pe) {
-  return reinterpret_cast<T *>(peer_base(s, pe) + heap_offset(s, sym));
+  return lsa_at(peer_of(s, pe), s, sym);
 }
 
 }  // namespace xshmem::dev
