@@ -12,6 +12,7 @@
 //   put_bw_64MiB / get_bw_64MiB   GB/s, 32 blocks x 1024 threads, block-wide nbi copies + quiet
 //   p_lat / g_lat                 ns per xshmem_int_p / dependent xshmem_int_g, one thread
 //   fetch_add_lat                 ns per dependent xshmem_uint64_atomic_fetch_add, one thread
+//   fetch_add_indep_lat           ns per independent fetch_add (results dead but the last)
 //   put_signal_lat_8B             ns per 8-byte put_signal + wait for the signal, one thread
 //   barrier_all_block_lat         ns per xshmemx_barrier_all_block, one block of 1024 threads
 #include <cuda_runtime.h>
@@ -75,7 +76,18 @@ __global__ void g_lat(int *chain, int pe, unsigned long long *ns, int *out) {
   ns[0] = gtimer() - t0;
   out[0] = v;
 }
+// Dependent: the next address depends on the value fetched (v >> 62 is 0 here, which the compiler
+// cannot know), so each call waits for the one before it. fadd_indep_lat is the loop this file
+// had until 2026-12-02, `ctr + (v & 0)`: the compiler sees the 0, the calls are independent and
+// their results dead but the last, and what it measures is the issue rate of unrolled atomics.
 __global__ void fadd_lat(uint64_t *ctr, int pe, unsigned long long *ns, uint64_t *out) {
+  uint64_t v = 0;
+  const unsigned long long t0 = gtimer();
+  for (int i = 0; i < kIters; ++i) v = xshmem_uint64_atomic_fetch_add(ctr + (v >> 62), 1, pe);
+  ns[0] = gtimer() - t0;
+  out[0] = v;
+}
+__global__ void fadd_indep_lat(uint64_t *ctr, int pe, unsigned long long *ns, uint64_t *out) {
   uint64_t v = 0;
   const unsigned long long t0 = gtimer();
   for (int i = 0; i < kIters; ++i) v = xshmem_uint64_atomic_fetch_add(ctr + (v & 0), 1, pe);
@@ -134,7 +146,8 @@ int main(int argc, char **argv) {
                 {"g_lat", "ns", {}},
                 {"fetch_add_lat", "ns", {}},
                 {"put_signal_lat_8B", "ns", {}},
-                {"barrier_all_block_lat", "ns", {}}};
+                {"barrier_all_block_lat", "ns", {}},
+                {"fetch_add_indep_lat", "ns", {}}};
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
@@ -187,6 +200,15 @@ int main(int argc, char **argv) {
       failed = 1;
     }
     if (keep) rows[4].v.push_back(double(ns[0]) / kIters);
+    CK(cudaMemset(ctr, 0, 8));
+    fadd_indep_lat<<<1, 1>>>(ctr, me, ns, uout);
+    CK(cudaDeviceSynchronize());
+    if (*uout != kIters - 1) {
+      fprintf(stderr, "selfops: fetch_add_indep_lat: last old value %llu, expected %d\n",
+              static_cast<unsigned long long>(*uout), kIters - 1);
+      failed = 1;
+    }
+    if (keep) rows[7].v.push_back(double(ns[0]) / kIters);
     psig_lat<<<1, 1>>>(box, box + 1, box + 2, sigbase, me, ns);
     CK(cudaDeviceSynchronize());
     sigbase += kIters;
