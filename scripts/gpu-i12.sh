@@ -30,15 +30,18 @@ if [ "$part" != 2 ]; then
 # 1. Before/after on one GPU, alternating (B A B A): one PE on itself (selfops), and two PEs
 #    sharing the GPU for bandwidth (xshmem-perf dev.put_bw / dev.get_bw; no ping-pong there: the
 #    two processes' kernels are time-sliced).
+#    bench/dispatch (no runtime) built against each tree's headers, alternating too.
 for round in 1 2; do
   for tree in before gpu-a; do
+    [ -x $tree/bin/dispatch ] && run dispatch.$tree.$round 60 $tree -- $tree/bin/dispatch $tree 7
     run selfops.$tree.$round 120 $tree -- $tree/bin/xshmem-run -n 1 $tree/bin/selfops 7
-    run perf2.$tree.$round 200 $tree XSHMEM_SYMMETRIC_SIZE=4G -- $tree/bin/xshmem-run -n 2 $tree/bin/xshmem-perf --metrics dev.put_bw,dev.get_bw --min-size 1M --max-size 256M --size-step 16 --reps 5
+    run perf2.$tree.$round 200 $tree XSHMEM_SYMMETRIC_SIZE=4G -- $tree/bin/xshmem-run -n 2 $tree/bin/xshmem-perf --metrics dev.put_bw,dev.get_bw --min-size 4K --max-size 256M --size-step 16 --reps 5
+    run perf2lat.$tree.$round 200 $tree -- $tree/bin/xshmem-run -n 2 $tree/bin/xshmem-perf --metrics dev.atomic_fetch_add_lat,dev.atomic_fetch_add_chain_lat --reps 5
     run perf1.$tree.$round 120 $tree -- $tree/bin/xshmem-run -n 1 $tree/bin/xshmem-perf --metrics dev.device_barrier_all_block_lat,dev.sum_reduce_block_65536_floats --reps 5
   done
 done
 # 2. A module compiled against an older device-state layout is refused with its one line.
-run layout_old_refused 60 gpu-a -- bash gpu-a/death_check.sh --np 2 --status 1 --regex "error: kernel module [^ ]*layout\.cu was compiled against device-state layout 0 \(unnumbered\), this libxshmem has [0-9]+; rebuild it against this xshmem" --max-seconds 20 -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/gpu_layout_old
+run layout_old_refused 60 gpu-a -- bash gpu-a/death_check.sh --np 2 --status 1 --regex "^(\[pe [01]\] )?xshmem: xshmem_init: failed: kernel module [^ ]*layout\.cu was compiled against device-state layout 0 \(unnumbered\), this libxshmem has [0-9]+; rebuild it against this xshmem \(pe [01]\)$" --max-seconds 20 -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/gpu_layout_old
 # 3. The proxy engine with GPU producers (fake transport).
 run proxy_gpu 120 gpu-a -- gpu-a/bin/xshmem_proxy_gpu_test
 fi
@@ -58,5 +61,5 @@ for p in $(cd gpu/bin && ls gpu_* | sort); do
   run nvlink.$p 90 gpu XSHMEM_SYMMETRIC_SIZE=2G -- gpu/bin/xshmem-run -n 2 gpu/bin/$p
 done
 fi
-grep -h "selfops \|dev\.\(put\|get\)_bw \|dev.device_barrier\|dev.sum_reduce\|=====" "$log" > "$out/perf-lines.log"
+grep -h "selfops \|dispatch \|^before \|^gpu-a \|dev\.\(put\|get\)_bw \|dev.atomic\|dev.device_barrier\|dev.sum_reduce\|=====" "$log" > "$out/perf-lines.log"
 printf '%s\n' "${summary[@]}" | tee -a "$log"

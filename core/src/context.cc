@@ -98,11 +98,18 @@ int init_impl(const xshmem_bootstrap_args_v1_t &args) {
   if (st.ok()) st = start_transports();
   if (st.ok()) st = build_state();
   if (!st.ok()) {
-    // A PE that failed after the bootstrap came up takes the job down, so no peer waits for it.
+    // A PE that failed after the bootstrap came up takes the job down, so no peer waits for it,
+    // with the one-line diagnostic of the checks ("xshmem: xshmem_init: <why> (pe N)"; the log
+    // lines before it say where it failed).
     if (g_rt.boot) {
-      char msg[128];
-      snprintf(msg, sizeof(msg), "xshmem_init failed on pe %d: %s", g_rt.job.my_pe, st.str());
-      fatal(1, kSubsys, msg);
+      const char *why = st.str();
+      if (st.code() == XSHMEM_ERR_ABI && device_layout_refusal()[0] != '\0')
+        why = device_layout_refusal();
+      char line[640];
+      snprintf(line, sizeof(line), "xshmem: xshmem_init: failed: %s (pe %d)", why, g_rt.job.my_pe);
+      fprintf(stderr, "%s\n", line);
+      fflush(stderr);
+      fatal_printed(1, kSubsys, line);
     }
     (void)teardown();
     return st.code();

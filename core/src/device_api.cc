@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include <xshmem/device/state.h>
@@ -33,6 +34,7 @@ struct Sinks {
   uint64_t version_given = 0;  // device_state_version() the sinks hold; 0: none
   dev::state_t image{};        // what they were given
   int refused = 0;             // units refused at registration (another device-state layout)
+  std::string first_refusal;   // the diagnostic of the first of them
 };
 Sinks &sinks() {
   static Sinks *s = new Sinks;  // never destroyed: sinks may register during static init
@@ -78,6 +80,12 @@ Status notify_device_state_sinks() {
   return XSHMEM_SUCCESS;
 }
 
+const char *device_layout_refusal() {
+  Sinks &s = sinks();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.first_refusal.c_str();  // set once, before main: stays valid
+}
+
 void reset_device_state_sinks() {
   Sinks &s = sinks();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -109,7 +117,7 @@ extern "C" int xshmemi_register_device_state_sink2(int layout, const char *unit,
   std::lock_guard<std::mutex> lock(s.mutex);
   char line[512];
   if (!xc::device_layout_accepted(layout, unit, line, sizeof line)) {
-    ++s.refused;
+    if (s.refused++ == 0) s.first_refusal = line;
     XLOG_ERROR(xc::kSubsys, "%s", line);
     return XSHMEM_ERR_ABI;
   }

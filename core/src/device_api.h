@@ -24,6 +24,11 @@ bool device_layout_accepted(int layout, const char *unit, char *line, size_t len
 // refused at registration (another device-state layout): its kernels would read no state.
 Status notify_device_state_sinks();
 
+// The diagnostic of the first unit refused at registration ("kernel module ... was compiled
+// against device-state layout N ..."), or "" when none was: what a failed init names as its
+// reason when notify_device_state_sinks said XSHMEM_ERR_ABI.
+const char *device_layout_refusal();
+
 // Forgets what the sinks were given (finalize), so a later init hands them the new state.
 void reset_device_state_sinks();
 
