@@ -26,6 +26,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -1498,6 +1499,9 @@ int serve(Ctx *c, Domain *d) {
 // bounds the added latency after a quiet spell (fi_cq_sread on tcp;ofi_rxm waits out its
 // timeout instead of waking on arriving data).
 void progress_main(Ctx *c) {
+  // Naps of 10 us, not 60: the default timer slack (50 us) would stretch every one of them, and
+  // a nap bounds what a peer's blocking put waits for its delivery.
+  (void)prctl(PR_SET_TIMERSLACK, 1000UL);
   unsigned idle = 0;
   while (!c->stop.load(std::memory_order_acquire)) {
     int got = 0;
@@ -1799,6 +1803,31 @@ xshmem_status_t setup(Ctx *c) {
   snprintf(ar->prov, sizeof ar->prov, "%s", c->prov.c_str());
   ar->nd = static_cast<uint32_t>(c->doms.size());
   ar->nch = static_cast<uint32_t>(c->nch);
+  // A provider may offer FI_HMEM and still not register CUDA memory: libfabric built without
+  // CUDA support answers every FI_HMEM_CUDA registration with -FI_ENOSYS (seen with shm 1.17).
+  // That answer does not depend on the memory, so a host buffer asks the question before the
+  // heap exists; then the GPU heap takes the staged path as without FI_HMEM.
+  if (c->hmem && c->heap_kind == XSHMEM_MEM_DEVICE) {
+    static char probe[64];
+    fi_mr_attr attr{};
+    iovec iov{probe, sizeof probe};
+    attr.mr_iov = &iov;
+    attr.iov_count = 1;
+    attr.access = FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+    attr.requested_key = c->next_key++;
+    attr.iface = FI_HMEM_CUDA;
+    attr.device.cuda = 0;
+    fid_mr *mr = nullptr;
+    const int pr = fi_mr_regattr(c->doms[0]->domain, &attr, 0, &mr);
+    if (mr) fi_close(&mr->fid);
+    if (pr == -FI_ENOSYS || pr == -FI_EOPNOTSUPP) {
+      FLOG(XSHMEM_LOG_INFO,
+           "provider %s offers FI_HMEM but cannot register CUDA memory (fi_mr_regattr: %s): "
+           "the GPU heap takes the staged path",
+           c->prov.c_str(), fi_err(pr));
+      c->hmem = false;
+    }
+  }
   // The staged path: for a GPU heap the provider cannot register (no FI_HMEM), or when forced.
   const bool force_staged = g_svc->config_get_int("XSHMEM_LIBFABRIC_STAGED") != 0;
   ar->staged = force_staged || (c->heap_kind == XSHMEM_MEM_DEVICE && !c->hmem) ? 1 : 0;

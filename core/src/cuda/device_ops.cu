@@ -106,8 +106,26 @@ __global__ void signal_kernel(const dev::state_t *ds, uint64_t *sig_addr, uint64
   dev::signal_op(*ds, sig_addr, signal, sig_op, pe);
 }
 
-__global__ void fence_kernel() {
-  dev::atomic::quiet();
+// The on-stream transfers to a peer this process has no mapping of (PROXY): one GPU thread runs
+// the dispatcher's blocking form, so the path code (the proxy engine's rings) moves the data and
+// the stream goes on once the source may be reused (put) or the data is there (get).
+__global__ void rma_kernel(const dev::state_t *ds, bool put, void *dest, const void *source,
+                           size_t n, int pe) {
+  if (put) {
+    dev::putmem_path<dev::thread_group>(*ds, dev::kCtxDefault, dest, source, n, pe, false);
+  } else {
+    dev::getmem_path<dev::thread_group>(*ds, dev::kCtxDefault, dest, source, n, pe, false);
+  }
+}
+__global__ void put_signal_kernel(const dev::state_t *ds, void *dest, const void *source, size_t n,
+                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  dev::putmem_signal_path<dev::thread_group>(*ds, dev::kCtxDefault, dest, source, n, sig_addr,
+                                             signal, sig_op, pe, false);
+}
+// quiet_on_stream: completes the operations of the stream's earlier kernels on every path (the
+// memory fence for LSA, the rings' completion counters for PROXY).
+__global__ void quiet_kernel(const dev::state_t *ds) {
+  dev::quiet(*ds);
 }
 
 __global__ void sync_kernel(const dev::state_t *ds, bool barrier) {
@@ -225,6 +243,12 @@ void sync(cudaStream_t stream, const char *what) {
 
 void enqueue_put_signal(cudaStream_t stream, void *dest, const void *source, size_t n,
                         uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
+  if (!dev::peer_mapped(state(), pe)) {  // PROXY: the path code, from a GPU thread
+    put_signal_kernel<<<1, 1, 0, stream>>>(dstate("put_signal"), dest, source, n, sig_addr, signal,
+                                           sig_op, pe);
+    launched("put_signal kernel launch");
+    return;
+  }
   if (n != 0) {
     check("cudaMemcpyAsync (put_signal data)",
           cudaMemcpyAsync(peer_addr(dest, pe), source, n, cudaMemcpyDefault, stream));
@@ -381,7 +405,9 @@ int load_kernels(const char **failed) {
   } const kernels[] = {
       {reinterpret_cast<const void *>(&amo_kernel), "amo_kernel"},
       {reinterpret_cast<const void *>(&signal_kernel), "signal_kernel"},
-      {reinterpret_cast<const void *>(&fence_kernel), "fence_kernel"},
+      {reinterpret_cast<const void *>(&quiet_kernel), "quiet_kernel"},
+      {reinterpret_cast<const void *>(&rma_kernel), "rma_kernel"},
+      {reinterpret_cast<const void *>(&put_signal_kernel), "put_signal_kernel"},
       {reinterpret_cast<const void *>(&sync_kernel), "sync_kernel"},
       {reinterpret_cast<const void *>(&team_kernel), "team_kernel"},
       {reinterpret_cast<const void *>(&reduce_kernel), "reduce_kernel"},
@@ -439,6 +465,11 @@ void xshmemx_putmem_on_stream(void *dest, const void *source, size_t nbytes, int
   const char *call = "xshmemx_putmem_on_stream";
   check_transfer(call, "dest", dest, "source", source, nbytes, pe);
   if (nbytes == 0) return;
+  if (!xshmem::dev::peer_mapped(xc::state(), pe)) {
+    xc::gpu::rma_kernel<<<1, 1, 0, stream>>>(xc::gpu::dstate(call), true, dest, source, nbytes, pe);
+    xc::gpu::launched(call);
+    return;
+  }
   xc::gpu::check(call, cudaMemcpyAsync(xc::gpu::peer_addr(dest, pe), source, nbytes,
                                        cudaMemcpyDefault, stream));
 }
@@ -448,6 +479,12 @@ void xshmemx_getmem_on_stream(void *dest, const void *source, size_t nbytes, int
   const char *call = "xshmemx_getmem_on_stream";
   check_transfer(call, "source", source, "dest", dest, nbytes, pe);
   if (nbytes == 0) return;
+  if (!xshmem::dev::peer_mapped(xc::state(), pe)) {
+    xc::gpu::rma_kernel<<<1, 1, 0, stream>>>(xc::gpu::dstate(call), false, dest, source, nbytes,
+                                             pe);
+    xc::gpu::launched(call);
+    return;
+  }
   xc::gpu::check(call, cudaMemcpyAsync(dest, xc::gpu::peer_addr(source, pe), nbytes,
                                        cudaMemcpyDefault, stream));
 }
@@ -469,8 +506,8 @@ void xshmemx_quiet_on_stream(struct CUstream_st *stream) {
   const char *call = "xshmemx_quiet_on_stream";
   check_stream_call(call);
   // Copies on the stream complete in order; this orders and completes the stores of kernels
-  // earlier in the stream at system scope before anything later in it.
-  xc::gpu::fence_kernel<<<1, 1, 0, stream>>>();
+  // earlier in the stream at system scope, and their PROXY operations, before anything later.
+  xc::gpu::quiet_kernel<<<1, 1, 0, stream>>>(xc::gpu::dstate(call));
   xc::gpu::launched(call);
 }
 
