@@ -75,27 +75,42 @@ XSHMEM_HD_INLINE void unreachable_path(const state_t &s, int pe) {
 #endif
 
 #if defined(__CUDA_ARCH__)
+// The device error mailbox (device_error_t): the first GPU thread of the PE that reports claims
+// it and writes the code, the call, the pe and where it runs (true: this thread writes the rest,
+// then mailbox_publish); a later one, or no mailbox, gets false.
+__device__ __forceinline__ bool mailbox_claim(device_error_t *e, int32_t code, int32_t op,
+                                              int32_t pe) {
+  if (e == nullptr || atomicCAS(&e->claimed, 0u, 1u) != 0u) return false;
+  e->code = code;
+  e->op = op;
+  e->pe = pe;
+  e->block[0] = blockIdx.x;
+  e->block[1] = blockIdx.y;
+  e->block[2] = blockIdx.z;
+  e->thread[0] = threadIdx.x;
+  e->thread[1] = threadIdx.y;
+  e->thread[2] = threadIdx.z;
+  return true;
+}
+// Makes the claimed report visible to the watchdog (the fields before `ready`).
+__device__ __forceinline__ void mailbox_publish(device_error_t *e) {
+  __threadfence_system();
+  atomicExch(&e->ready, 1u);
+  __threadfence_system();
+}
+#endif
+
+#if defined(__CUDA_ARCH__)
 // Reports a device-side checked-mode violation (see device_error_t) and traps. Out of line: the
 // fast paths only carry the comparisons.
 __device__ __noinline__ inline void device_check_failed(device_error_t *e, int32_t code, int32_t op,
                                                         int pe, const void *addr, size_t size,
                                                         size_t align) {
-  if (e != nullptr && atomicCAS(&e->claimed, 0u, 1u) == 0u) {
-    e->code = code;
-    e->op = op;
-    e->pe = pe;
-    e->block[0] = blockIdx.x;
-    e->block[1] = blockIdx.y;
-    e->block[2] = blockIdx.z;
-    e->thread[0] = threadIdx.x;
-    e->thread[1] = threadIdx.y;
-    e->thread[2] = threadIdx.z;
+  if (mailbox_claim(e, code, op, pe)) {
     e->addr = reinterpret_cast<uintptr_t>(addr);
     e->size = size;
     e->align = align;
-    __threadfence_system();
-    atomicExch(&e->ready, 1u);
-    __threadfence_system();
+    mailbox_publish(e);
   }
   __trap();
 }
@@ -107,20 +122,7 @@ __device__ __noinline__ inline void device_check_failed(device_error_t *e, int32
 // with `status`. The thread then waits (sleeping) for the process to end: the context stays
 // sound, and peers waiting on this PE are stopped by the job's end, not by a fault.
 __device__ __noinline__ inline void device_global_exit(device_error_t *e, int status) {
-  if (e != nullptr && atomicCAS(&e->claimed, 0u, 1u) == 0u) {
-    e->code = kDevGlobalExit;
-    e->op = 0;
-    e->pe = status;
-    e->block[0] = blockIdx.x;
-    e->block[1] = blockIdx.y;
-    e->block[2] = blockIdx.z;
-    e->thread[0] = threadIdx.x;
-    e->thread[1] = threadIdx.y;
-    e->thread[2] = threadIdx.z;
-    __threadfence_system();
-    atomicExch(&e->ready, 1u);
-    __threadfence_system();
-  }
+  if (mailbox_claim(e, kDevGlobalExit, 0, status)) mailbox_publish(e);
   if (e == nullptr) __trap();
   for (;;) __nanosleep(1000000);
 }

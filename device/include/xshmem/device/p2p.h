@@ -82,16 +82,7 @@ class wait_clock {
 #if defined(__CUDA_ARCH__)
 __device__ __noinline__ inline void wait_timed_out(const state_t &s, const wait_timeout_t &w) {
   device_error_t *e = s.device_error;
-  if (e != nullptr && atomicCAS(&e->claimed, 0u, 1u) == 0u) {
-    e->code = kDevWaitTimeout;
-    e->op = w.call;
-    e->pe = w.pe;
-    e->block[0] = blockIdx.x;
-    e->block[1] = blockIdx.y;
-    e->block[2] = blockIdx.z;
-    e->thread[0] = threadIdx.x;
-    e->thread[1] = threadIdx.y;
-    e->thread[2] = threadIdx.z;
+  if (mailbox_claim(e, kDevWaitTimeout, w.call, w.pe)) {
     e->addr = reinterpret_cast<uintptr_t>(w.addr);
     e->size = w.expected;
     e->align = w.seen;
@@ -102,9 +93,7 @@ __device__ __noinline__ inline void wait_timed_out(const state_t &s, const wait_
     e->wait_ns = w.waited_ns;
     e->wait_index = w.index;
     e->wait_nelems = w.nelems;
-    __threadfence_system();
-    atomicExch(&e->ready, 1u);
-    __threadfence_system();
+    mailbox_publish(e);
   }
   __trap();
 }
