@@ -208,7 +208,7 @@ __global__ void unique_kernel(T *counter, T *results, bool inc) {
 
 template <typename T>
 void amo03(void *area, bool inc) {
-  const int blocks = 16, threads = 256;
+  const int blocks = gt::scaled(16, 8), threads = 256;  // 2 blocks where PEs share a GPU
   const size_t per_pe = size_t(blocks) * threads * kK;
   T *counter = static_cast<T *>(area);
   T *results = reinterpret_cast<T *>(static_cast<char *>(area) + 64);
@@ -689,7 +689,7 @@ __global__ void nbi_final_kernel(const typename Tag::type *slots, int me, int np
 template <class Tag>
 void amo02_type() {
   using T = typename Tag::type;
-  const int blocks = 2, threads = 64, nth = blocks * threads;
+  const int blocks = 2, threads = gt::scaled(64, 4), nth = blocks * threads;
   Carver c = carver();
   Guarded slots = guarded(c, size_t(gt::npes) * nth * sizeof(T));
   Guarded fetched = guarded(c, size_t(nth) * gt::npes * kMaxSteps * sizeof(T));

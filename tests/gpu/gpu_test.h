@@ -67,6 +67,14 @@ __device__ failure_t d_fail;
 inline failure_t h_fail;  // host checks
 
 inline int me = -1, npes = 0, peer = -1, from = -1;
+// PEs of this node per visible GPU (start): above 1 they share a GPU, whose kernels the two
+// processes time-slice, and every round trip between them waits for a slice (a thousand times
+// slower than between GPUs). The cases built on round trips scale their counts with scaled().
+inline int gpu_sharers = 1;
+// n, or n / div (at least 1) when PEs share a GPU.
+inline int scaled(int n, int div = 10) {
+  return gpu_sharers > 1 ? (n / div > 0 ? n / div : 1) : n;
+}
 
 __device__ __noinline__ void record(int line, long long index, long long expected, long long seen) {
   unsigned long long old = atomicAdd(&d_fail.count, 1ull);
@@ -238,7 +246,14 @@ inline void start(const char *program) {
   }
   if (device_memory) GT_CUDA(cudaSetDevice(attr.device));
   xshmem_free(probe);
+  const int node_pes = xshmem_team_n_pes(XSHMEM_TEAM_SHARED);
+  gpu_sharers = node_pes > n ? (node_pes + n - 1) / n : 1;
   if (me == 0) printf("%s: %d PEs\n", program, npes);
+  if (me == 0 && gpu_sharers > 1)
+    printf(
+        "%s: %d PEs of this node share each of its %d GPUs: the round-trip cases run scaled "
+        "counts (gt::scaled: iterations / 10, threads / 4 or / 8)\n",
+        program, gpu_sharers, n);
   run("device state published", [] {
     int *out;
     GT_CUDA(cudaMallocManaged(&out, 2 * sizeof(int)));

@@ -33,9 +33,9 @@ __host__ __device__ inline uint32_t word(int pe, int it, int i) {
 
 // Block 0 sends to peer, block 1 receives from `from`; `scope`: 0 thread, 1 warp, 2 block puts.
 __global__ void mp_kernel(uint32_t *data, uint64_t *flags, uint32_t *src, int scope, int me,
-                          int peer, int from) {
+                          int peer, int from, int iters) {
   const unsigned tid = threadIdx.x;
-  for (int it = 0; it < kIters; ++it) {
+  for (int it = 0; it < iters; ++it) {
     int n = 1 + static_cast<int>((static_cast<unsigned>(it) * 2654435761u >> 7) % kMaxWords);
     if (blockIdx.x == 0) {
       for (int i = tid; i < n; i += blockDim.x) src[i] = word(me, it, i);
@@ -88,7 +88,7 @@ __global__ void mp_kernel(uint32_t *data, uint64_t *flags, uint32_t *src, int sc
 void mp(uint32_t *data, uint64_t *flags, uint32_t *src, int scope) {
   GT_CUDA(cudaMemset(flags, 0, 2 * sizeof(uint64_t)));
   gt::barrier();
-  mp_kernel<<<2, 128>>>(data, flags, src, scope, gt::me, gt::peer, gt::from);
+  mp_kernel<<<2, 128>>>(data, flags, src, scope, gt::me, gt::peer, gt::from, gt::scaled(kIters));
   gt::device_sync("mp kernel");
 }
 
