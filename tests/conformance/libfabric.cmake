@@ -16,38 +16,44 @@ endif()
 # (libfabric 1.17: "how many milliseconds to spin while waiting for progress") does not help:
 # conf.amo.np2 over sockets still took 216 s with it (tcp: 9-15 s), so the rows stay opt-in.
 option(XSHMEM_TEST_LIBFABRIC_SOCKETS "register conformance entries over libfabric's sockets provider" OFF)
-set(XT_LF_GROUPS rma amo sig p2p ord team coll coll_move coll_reduce ctx stress err init mem)
 set(XT_LF_ENV "FI_TCP_IFACE=lo;FI_SOCKETS_IFACE=lo;XSHMEM_LIBFABRIC_IFACE=lo;XSHMEM_TRANSPORTS=libfabric")
-foreach(group IN LISTS XT_LF_GROUPS)
+
+# One entry conf.<group>.np<np>.libfabric_<row>: conf_<group> at np PEs over `provider` with the
+# row's extra environment (a ;-list, may be empty), gtest-style case filter (may be empty) and
+# time-out; labels "conformance;<group>;np<np>;libfabric_<row>".
+function(xt_lf_entry group np provider row env filter timeout)
   if(NOT TARGET conf_${group})
-    continue()
+    return()
   endif()
   set(heap ${XT_HEAP_${group}})
   if(NOT heap)
     set(heap 64M)
   endif()
-  set(extra "")
   if(group STREQUAL "err")
-    set(extra ";XSHMEM_CHECKS=1")
+    list(APPEND env XSHMEM_CHECKS=1)
   endif()
-  set(cfgs tcp:2 tcp:3 tcp:4)
-  if(XSHMEM_TEST_LIBFABRIC_SOCKETS)
-    list(APPEND cfgs sockets:2)
-  endif()
-  foreach(cfg IN LISTS cfgs)
-    string(REPLACE ":" ";" pair ${cfg})
-    list(GET pair 0 prov)
-    list(GET pair 1 np)
-    set(name conf.${group}.np${np}.libfabric_${prov})
-    add_test(NAME ${name} COMMAND ${XT_LAUNCHER} -n ${np} $<TARGET_FILE:conf_${group}>)
-    set_tests_properties(${name} PROPERTIES
-      ENVIRONMENT "${XT_LF_ENV};XSHMEM_LIBFABRIC_PROVIDER=${prov};XSHMEM_SYMMETRIC_SIZE=${heap};XT_EXPECT_NPES=${np}${extra}"
-      SKIP_RETURN_CODE 77
-      TIMEOUT 300
-      PROCESSORS ${np}
-      RUN_SERIAL TRUE
-      LABELS "conformance;${group};np${np};libfabric_${prov}")
+  set(all_env ${XT_LF_ENV} XSHMEM_LIBFABRIC_PROVIDER=${provider} XSHMEM_SYMMETRIC_SIZE=${heap}
+      XT_EXPECT_NPES=${np} ${env})
+  set(name conf.${group}.np${np}.libfabric_${row})
+  add_test(NAME ${name} COMMAND ${XT_LAUNCHER} -n ${np} $<TARGET_FILE:conf_${group}> ${filter})
+  set_tests_properties(${name} PROPERTIES
+    ENVIRONMENT "${all_env}"
+    SKIP_RETURN_CODE 77
+    TIMEOUT ${timeout}
+    PROCESSORS ${np}
+    RUN_SERIAL TRUE
+    LABELS "conformance;${group};np${np};libfabric_${row}")
+endfunction()
+
+# Every group at 2, 3 and 4 PEs over tcp (and 2 over sockets when asked for).
+set(XT_LF_GROUPS rma amo sig p2p ord team coll coll_move coll_reduce ctx stress err init mem)
+foreach(group IN LISTS XT_LF_GROUPS)
+  foreach(np 2 3 4)
+    xt_lf_entry(${group} ${np} tcp tcp "" "" 300)
   endforeach()
+  if(XSHMEM_TEST_LIBFABRIC_SOCKETS)
+    xt_lf_entry(${group} 2 sockets sockets "" "" 300)
+  endif()
 endforeach()
 
 # The staged path: every put and get is a message per chunk served by the target's progress
@@ -56,50 +62,19 @@ endforeach()
 # 2-core machine (54 s over RMA), the rest of the rma row 18-24 s. It is left out of the staged
 # row to keep CI short (the strided forms reach the transport as the same small puts and gets
 # RMA-01..03 check); XT_TEST_TIMEOUT gives each case 300 s instead of 120 s.
-set(XT_LF_STAGED_GROUPS rma amo sig ord p2p ctx)
-foreach(group IN LISTS XT_LF_STAGED_GROUPS)
-  if(NOT TARGET conf_${group})
-    continue()
-  endif()
-  set(heap ${XT_HEAP_${group}})
-  if(NOT heap)
-    set(heap 64M)
-  endif()
-  set(name conf.${group}.np2.libfabric_tcp_staged)
+foreach(group rma amo sig ord p2p ctx)
   set(filter "")
   if(group STREQUAL "rma")
     set(filter "~RMA-04*")
   endif()
-  add_test(NAME ${name} COMMAND ${XT_LAUNCHER} -n 2 $<TARGET_FILE:conf_${group}> ${filter})
-  set_tests_properties(${name} PROPERTIES
-    ENVIRONMENT "${XT_LF_ENV};XSHMEM_LIBFABRIC_PROVIDER=tcp;XSHMEM_LIBFABRIC_STAGED=1;XSHMEM_SYMMETRIC_SIZE=${heap};XT_EXPECT_NPES=2;XT_TEST_TIMEOUT=300"
-    SKIP_RETURN_CODE 77
-    TIMEOUT 600
-    PROCESSORS 2
-    RUN_SERIAL TRUE
-    LABELS "conformance;${group};np2;libfabric_tcp_staged")
+  xt_lf_entry(${group} 2 tcp tcp_staged "XSHMEM_LIBFABRIC_STAGED=1;XT_TEST_TIMEOUT=300"
+              "${filter}" 600)
 endforeach()
 
 # The proxy engine's request path on CPU PEs (XSHMEM_PROXY_HOST=1): host threads go through the
 # rings and the proxy thread exactly as GPU threads do (proxy.h, proxy_ring.h, core/src/proxy/,
 # the engine's start at init and drain at finalize), so CI runs the GPU PEs' PROXY path code
 # without a GPU. Entries conf.<group>.np2.libfabric_tcp_proxyhost.
-set(XT_LF_PROXYHOST_GROUPS rma amo sig ord p2p ctx team coll)
-foreach(group IN LISTS XT_LF_PROXYHOST_GROUPS)
-  if(NOT TARGET conf_${group})
-    continue()
-  endif()
-  set(heap ${XT_HEAP_${group}})
-  if(NOT heap)
-    set(heap 64M)
-  endif()
-  set(name conf.${group}.np2.libfabric_tcp_proxyhost)
-  add_test(NAME ${name} COMMAND ${XT_LAUNCHER} -n 2 $<TARGET_FILE:conf_${group}>)
-  set_tests_properties(${name} PROPERTIES
-    ENVIRONMENT "${XT_LF_ENV};XSHMEM_LIBFABRIC_PROVIDER=tcp;XSHMEM_PROXY_HOST=1;XSHMEM_SYMMETRIC_SIZE=${heap};XT_EXPECT_NPES=2"
-    SKIP_RETURN_CODE 77
-    TIMEOUT 300
-    PROCESSORS 2
-    RUN_SERIAL TRUE
-    LABELS "conformance;${group};np2;libfabric_tcp_proxyhost")
+foreach(group rma amo sig ord p2p ctx team coll)
+  xt_lf_entry(${group} 2 tcp tcp_proxyhost "XSHMEM_PROXY_HOST=1" "" 300)
 endforeach()
