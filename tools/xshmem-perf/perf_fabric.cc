@@ -35,6 +35,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 #include <sched.h>
+#include <sys/prctl.h>
 
 #include <algorithm>
 #include <atomic>
@@ -240,19 +241,31 @@ void fi_write_vs_put(Context &ctx) {
   void *desc = r.mr ? fi_mr_desc(r.mr) : nullptr;
   // PE 1 progresses its raw endpoint while PE 0 writes to it.
   std::atomic<bool> stop{false};
+  // Bumped by PE 1's main thread after each barrier: the transport's progress thread sees the
+  // barrier's messages and starts its back-off again; incoming writes leave no completion at the
+  // target, so the raw thread would otherwise back off ever deeper (200 us naps) and the two
+  // sides would not be alike.
+  std::atomic<unsigned> barriers{0};
+  auto barrier = [&] {
+    xshmem_barrier_all();
+    barriers.fetch_add(1, std::memory_order_relaxed);
+  };
   std::thread progress;
   if (ctx.me == kReceiver)
     progress = std::thread([&] {
+      (void)prctl(PR_SET_TIMERSLACK, 1000UL);  // as the transport's progress thread
       fi_cq_entry e;
-      unsigned idle = 0;
+      unsigned idle = 0, seen = 0;
       // The transport's progress-thread policy (progress_main: spin, yield, then 10 us naps,
       // 200 us ones after a long idle spell), so that the difference between the two is the
       // proxy path's own cost, not the polling policy, and so that the idle one of the two
       // threads takes as much CPU from the busy side in either part.
       while (!stop.load(std::memory_order_relaxed))
-        if (fi_cq_read(r.cq, &e, 1) != -FI_EAGAIN)
+        if (fi_cq_read(r.cq, &e, 1) != -FI_EAGAIN ||
+            seen != barriers.load(std::memory_order_relaxed)) {
           idle = 0;
-        else if (++idle > 256)
+          seen = barriers.load(std::memory_order_relaxed);
+        } else if (++idle > 256)
           std::this_thread::sleep_for(std::chrono::microseconds(idle > 100000 ? 200 : 10));
         else if (idle > 32)
           sched_yield();
@@ -280,7 +293,7 @@ void fi_write_vs_put(Context &ctx) {
     Row row{size, {}, {}};
     std::vector<double> put;
     for (unsigned rep = 0; rep < ctx.opt.reps; ++rep) {
-      xshmem_barrier_all();
+      barrier();
       if (ctx.me == kSender) {
         fill_pattern(src.data(), size, (uint64_t{size} << 8) ^ (rep + 1));
         auto t0 = Clock::now();
@@ -289,16 +302,29 @@ void fi_write_vs_put(Context &ctx) {
         t0 = Clock::now();
         for (uint64_t i = 0; i < n && data_ok; ++i) data_ok = raw_write(r, src.data(), size, desc);
         const double tr = seconds_since(t0);
+        // A write of at most the inject size has no completion, and the barrier below travels
+        // on another endpoint: one delivery-complete write of the same bytes (untimed) makes
+        // them visible before PE 1 checks them (tcp and sockets keep a connection's writes in
+        // order).
+        data_ok = data_ok && raw_write_delivered(r, src.data(), size, desc);
         put.push_back(static_cast<double>(size) * n / tp / 1e9);
         row.raw.push_back(static_cast<double>(size) * n / tr / 1e9);
         row.ratio.push_back(tr / tp);
       }
-      xshmem_barrier_all();
+      barrier();
       if (ctx.me == kReceiver) {
         const uint64_t seed = (uint64_t{size} << 8) ^ (rep + 1);
-        if (verify_pattern(dst, size, seed) != SIZE_MAX ||
-            verify_pattern(raw_dst.data(), size, seed) != SIZE_MAX)
+        const size_t bad_put = verify_pattern(dst, size, seed);
+        const size_t bad_raw = verify_pattern(raw_dst.data(), size, seed);
+        if (bad_put != SIZE_MAX || bad_raw != SIZE_MAX) {
+          if (data_ok)
+            std::fprintf(stderr,
+                         "xshmem-perf: fi_write_vs_put: %zu-byte %s data wrong at byte %zu "
+                         "(repetition %u, pe %d)\n",
+                         size, bad_put != SIZE_MAX ? "put" : "fi_write",
+                         bad_put != SIZE_MAX ? bad_put : bad_raw, rep, ctx.me);
           data_ok = false;
+        }
       }
     }
     (void)put;
@@ -310,7 +336,7 @@ void fi_write_vs_put(Context &ctx) {
   const unsigned iters = ctx.opt.iters;
   for (unsigned rep = 0; rep < ctx.opt.reps; ++rep) {
     const uint64_t seed = (uint64_t{0x1a7} << 32) ^ (rep + 1);
-    xshmem_barrier_all();
+    barrier();
     if (ctx.me == kSender) {
       fill_pattern(src.data(), 8, seed);
       auto t0 = Clock::now();
@@ -327,12 +353,22 @@ void fi_write_vs_put(Context &ctx) {
       raw_us.push_back(tr);
       added.push_back(tp - tr);
     }
-    xshmem_barrier_all();
-    if (ctx.me == kReceiver && (verify_pattern(dst, 8, seed) != SIZE_MAX ||
-                                verify_pattern(raw_dst.data(), 8, seed) != SIZE_MAX))
-      data_ok = false;
+    barrier();
+    if (ctx.me == kReceiver) {
+      const size_t bad_put = verify_pattern(dst, 8, seed);
+      const size_t bad_raw = verify_pattern(raw_dst.data(), 8, seed);
+      if (bad_put != SIZE_MAX || bad_raw != SIZE_MAX) {
+        if (data_ok)
+          std::fprintf(stderr,
+                       "xshmem-perf: fi_write_vs_put: 8-byte latency %s data wrong at byte %zu "
+                       "(repetition %u, pe %d)\n",
+                       bad_put != SIZE_MAX ? "put" : "fi_write",
+                       bad_put != SIZE_MAX ? bad_put : bad_raw, rep, ctx.me);
+        data_ok = false;
+      }
+    }
   }
-  xshmem_barrier_all();
+  barrier();
   stop.store(true);
   if (progress.joinable()) progress.join();
   data_ok = ctx.all_ok(data_ok);
