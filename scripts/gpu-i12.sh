@@ -25,6 +25,7 @@ run() {  # label timeout tree env... -- prog args   (tree: before | gpu)
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,power.draw --format=csv >> "$log" 2>&1
 [ -x probe/fi_hmem ] && run probe_fi_hmem 30 before -- probe/fi_hmem
 # PART=1: before/after, layout, proxy GPU test; PART=2: the GPU suites (default: both).
+# LF_PROGS, LF_STAGED_PROGS, NV_PROGS (set, possibly empty) choose PART=2's programs.
 part=${PART:-all}
 if [ "$part" != 2 ]; then
 # 1. Before/after on one GPU, alternating (B A B A): one PE on itself (selfops), and two PEs
@@ -44,22 +45,28 @@ done
 run layout_old_refused 60 gpu-a -- bash gpu-a/death_check.sh --np 2 --status 1 --regex "^(\[pe [01]\] )?xshmem: xshmem_init: failed: kernel module [^ ]*layout\.cu was compiled against device-state layout 0 \(unnumbered\), this libxshmem has [0-9]+; rebuild it against this xshmem \(pe [01]\)$" --max-seconds 20 -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/gpu_layout_old
 # 3. The proxy engine with GPU producers (fake transport).
 run proxy_gpu 120 gpu-a -- gpu-a/bin/xshmem_proxy_gpu_test
+# 3b. Proxy put next to raw fi_write on CPU PEs (host heaps, tcp on lo), on this machine's 16
+#     cores: on the 2-core machine five threads share two cores and the round trips measure the
+#     scheduler (130-360 us either way).
+for round in 1 2 3; do
+  run fi_write_vs_put.$round 120 gpu-a XSHMEM_HEAP=host XSHMEM_TRANSPORTS=libfabric XSHMEM_LIBFABRIC_PROVIDER=tcp FI_TCP_IFACE=lo XSHMEM_LIBFABRIC_IFACE=lo -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/xshmem-perf --metrics fi_write_vs_put
+done
 fi
 if [ "$part" != 1 ]; then
 # 4. The GPU suite over libfabric, two PEs sharing the GPU: FI_HMEM through shm when the library
 #    has it, else the staged path over tcp.
 LF="XSHMEM_TRANSPORTS=libfabric FI_TCP_IFACE=lo XSHMEM_LIBFABRIC_IFACE=lo XSHMEM_SYMMETRIC_SIZE=2G"
-for p in ${LF_PROGS:-rma amo sig p2p ord ctx coll team mem}; do
+for p in ${LF_PROGS-rma amo sig p2p ord ctx coll team mem}; do
   [ -x gpu/bin/gpu_$p ] || continue
   run lf_shm.gpu_$p 150 gpu $LF XSHMEM_LIBFABRIC_PROVIDER=shm -- gpu/bin/xshmem-run -n 2 gpu/bin/gpu_$p
 done
-for p in ${LF_STAGED_PROGS:-rma amo sig}; do
+for p in ${LF_STAGED_PROGS-rma amo sig}; do
   run lf_tcp_staged.gpu_$p 150 gpu $LF XSHMEM_LIBFABRIC_PROVIDER=tcp XSHMEM_LIBFABRIC_STAGED=1 -- gpu/bin/xshmem-run -n 2 gpu/bin/gpu_$p
 done
 # 5. The GPU suite over nvlink once (the host dispatch change: HOST_CE).
-for p in $(cd gpu/bin && ls gpu_* | sort); do
+for p in ${NV_PROGS-$(cd gpu/bin && ls gpu_* | sort)}; do
   run nvlink.$p 90 gpu XSHMEM_SYMMETRIC_SIZE=2G -- gpu/bin/xshmem-run -n 2 gpu/bin/$p
 done
 fi
-grep -h "selfops \|dispatch \|^before \|^gpu-a \|dev\.\(put\|get\)_bw \|dev.atomic\|dev.device_barrier\|dev.sum_reduce\|=====" "$log" > "$out/perf-lines.log"
+grep -h "selfops \|dispatch \|^before \|^gpu-a \|dev\.\(put\|get\)_bw \|dev.atomic\|dev.device_barrier\|dev.sum_reduce\|fi_write\|lat_8B\|=====" "$log" > "$out/perf-lines.log"
 printf '%s\n' "${summary[@]}" | tee -a "$log"

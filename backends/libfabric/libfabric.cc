@@ -2044,7 +2044,9 @@ xshmem_status_t lf_heap_register(void *ctx, const xshmem_mem_region_v1_t *heap) 
   }
   // GPU heaps: chunks come through heap_grow, registered with FI_HMEM, or (no FI_HMEM) only
   // recorded for the staged path. Either way the progress thread reaches the heap (atomics,
-  // staged data) through the CUDA heap access.
+  // staged data) through the CUDA heap access. It replaces the host one while the progress
+  // thread runs; that thread touches it only to serve a peer's request, and no peer sends one
+  // before the allgather below, which this PE enters after the swap.
   c->access = CudaAccess::open(g_svc, heap->device, c->heap_base, c->heap_size);
   if (c->access && c->staged) {
     for (auto &ch : c->chans) c->access->pin(ch->arena.data(), ch->arena.size());
