@@ -18,7 +18,7 @@ for line in open(sys.argv[1], errors="replace"):
     if not label:
         continue
     kind = label.split(".")[0]
-    f = line.split()
+    f = re.sub(r"^\[pe \d+\] ", "", line).split()
     if kind == "dispatch" and len(f) == 3 and f[0] in ("before", "gpu-a"):
         name = f[1]
         unit = "GB/s" if name.endswith("GBs") else "ns"
@@ -41,4 +41,4 @@ for name in vals:
     mb, ma = statistics.median(b), statistics.median(a)
     better = ma / mb if units[name] == "GB/s" else mb / ma
     flag = "" if better >= 0.97 else "  <-- worse than 3%"
-    print(f"{name:44s} {mb:10.2f} {ma:10.2f} {units[name]:>5s} {better:12.3f} {len(b):2d}/{len(a):<2d}{flag}")
+    print(f"{name:44s} {mb:10.4g} {ma:10.4g} {units[name]:>5s} {better:12.3f} {len(b):2d}/{len(a):<2d}{flag}")

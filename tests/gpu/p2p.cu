@@ -797,8 +797,10 @@ __global__ void p4_guard(uint8_t *storm, size_t bytes, int me) {
 }
 
 void p2p04(scope_t sc) {
-  const int resident = gt::max_resident_blocks(p4_kernel, kP4Threads);
-  const unsigned blocks = unsigned(resident < 64 ? resident : 64);
+  // 64 storming blocks; 8 when PEs share a GPU (every blocking operation through the proxy then
+  // waits for the other process's time slice).
+  const int resident = gt::max_resident_blocks(p4_kernel, kP4Threads), cap = gt::scaled(64, 8);
+  const unsigned blocks = unsigned(resident < cap ? resident : cap);
   const unsigned units = p4_units(sc, blocks);
   // Every PE must use the same layout: the smallest block count of all.
   std::vector<unsigned> all(gt::npes);
