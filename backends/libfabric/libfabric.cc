@@ -467,8 +467,9 @@ struct Ctx {
   xshmem_mem_kind_t heap_kind = XSHMEM_MEM_HOST;
   size_t max_msg = SIZE_MAX;
   size_t inject = 0;  // tx_attr->inject_size: puts this small are copied by the provider at once
-  bool raw_order = false;  // reads after writes to one target are ordered (FI_ORDER_RAW)
-  bool sas_order = false;  // sends to one target arrive in order (FI_ORDER_SAS)
+  bool raw_order = false;      // reads after writes to one target are ordered (FI_ORDER_RAW)
+  bool sas_order = false;      // sends to one target arrive in order (FI_ORDER_SAS)
+  bool poll_channels = false;  // the progress thread reads idle channels' queues (sockets)
   char *heap_base = nullptr;
   size_t heap_size = 0;
   int heap_device = -1;
@@ -1506,6 +1507,12 @@ void progress_main(Ctx *c) {
   while (!c->stop.load(std::memory_order_acquire)) {
     int got = 0;
     for (auto &d : c->doms) got += serve(c, d.get());
+    if (c->poll_channels)
+      for (auto &ch : c->chans)
+        if (ch->mu.try_lock()) {
+          got += progress_channel(c, ch.get());
+          ch->mu.unlock();
+        }
     if (got) {
       idle = 0;
     } else if (++idle > 256) {
@@ -1714,6 +1721,15 @@ xshmem_status_t setup(Ctx *c) {
   fi_freeinfo(all);
   fi_info *info = c->info;
   c->prov = info->fabric_attr->prov_name;
+  // sockets' automatic progress thread sleeps up to FI_SOCKETS_PE_WAITTIME (10 ms) between
+  // polls, which every round trip then waits out (a conformance group took minutes). Its manual
+  // progress runs inside fi_cq_read of the queue an endpoint is bound to, so the progress
+  // thread also reads the channels' queues (progress_main) while no caller holds them.
+  if (c->prov == "sockets" && info->domain_attr->data_progress == FI_PROGRESS_AUTO) {
+    for (fi_info *i : c->dinfo) i->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+    info->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+    c->poll_channels = true;
+  }
   const uint64_t mm = info->domain_attr->mr_mode;
   c->mr_local = mm & FI_MR_LOCAL;
   c->virt_addr = mm & FI_MR_VIRT_ADDR;
