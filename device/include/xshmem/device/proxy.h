@@ -199,29 +199,28 @@ XSHMEM_HD_INLINE void ring_check(const state_t &s, int32_t op, int pe, size_t nb
 #else
 #define XSHMEM_PROXY_COLD __attribute__((noinline)) inline
 #endif
-XSHMEM_PROXY_COLD void ring_put(const state_t &s, int32_t ctx, int32_t op, void *dest,
-                                const void *source, size_t nbytes, int pe, bool nbi) {
+// The put and get requests, inline: the group forms (warp, block, bulk) call these directly,
+// because a call on the PROXY branch of a group copy costs its LSA copy more than the inlined
+// request does (bench/dispatch on one H200, xshmem-perf's get grid at 1 MiB, 256 blocks x 512
+// threads of 4 KiB gets: 2424 GB/s with the call, 2605 inline, 2630 before the PROXY path
+// existed). Thread-scope calls go through ring_put/ring_get, out of line.
+XSHMEM_HD_INLINE void ring_put_inline(const state_t &s, int32_t ctx, int32_t op, void *dest,
+                                      const void *source, size_t nbytes, int pe, bool nbi) {
   ring_check(s, op, pe, nbytes,
              ring::put(s, s.proxy, ctx, pe, heap_offset(s, dest), source, nbytes, nbi));
+}
+XSHMEM_HD_INLINE void ring_get_inline(const state_t &s, int32_t ctx, int32_t op, void *dest,
+                                      const void *source, size_t nbytes, int pe, bool nbi) {
+  ring_check(s, op, pe, nbytes,
+             ring::get(s, s.proxy, ctx, pe, dest, heap_offset(s, source), nbytes, nbi));
+}
+XSHMEM_PROXY_COLD void ring_put(const state_t &s, int32_t ctx, int32_t op, void *dest,
+                                const void *source, size_t nbytes, int pe, bool nbi) {
+  ring_put_inline(s, ctx, op, dest, source, nbytes, pe, nbi);
 }
 XSHMEM_PROXY_COLD void ring_get(const state_t &s, int32_t ctx, int32_t op, void *dest,
                                 const void *source, size_t nbytes, int pe, bool nbi) {
-  ring_check(s, op, pe, nbytes,
-             ring::get(s, s.proxy, ctx, pe, dest, heap_offset(s, source), nbytes, nbi));
-}
-// The group forms' put and get (warp, block, bulk), inline: a call on the PROXY branch of a
-// group copy costs its LSA copy more than the inlined request does (bench/dispatch on one H200,
-// xshmem-perf's get grid at 1 MiB, 256 blocks x 512 threads of 4 KiB gets: 2424 GB/s with the
-// call, 2605 inline, 2630 before the PROXY path existed). Thread-scope calls stay out of line.
-XSHMEM_HD_INLINE void ring_put_group(const state_t &s, int32_t ctx, void *dest, const void *source,
-                                     size_t nbytes, int pe, bool nbi) {
-  ring_check(s, kDevOpPut, pe, nbytes,
-             ring::put(s, s.proxy, ctx, pe, heap_offset(s, dest), source, nbytes, nbi));
-}
-XSHMEM_HD_INLINE void ring_get_group(const state_t &s, int32_t ctx, void *dest, const void *source,
-                                     size_t nbytes, int pe, bool nbi) {
-  ring_check(s, kDevOpGet, pe, nbytes,
-             ring::get(s, s.proxy, ctx, pe, dest, heap_offset(s, source), nbytes, nbi));
+  ring_get_inline(s, ctx, op, dest, source, nbytes, pe, nbi);
 }
 XSHMEM_PROXY_COLD uint64_t ring_amo(const state_t &s, int32_t ctx, int op, void *dest, int type,
                                     uint64_t value, uint64_t cond, int pe, size_t width) {
@@ -264,8 +263,8 @@ XSHMEM_HD_INLINE void put(const state_t &s, int32_t ctx, void *dest, const void 
   if (via_rings(s)) {
     if constexpr (G::kThread) {
       ring_put(s, ctx, kDevOpPut, dest, source, nbytes, pe, nbi);
-    } else {  // group forms: inline (see ring_put_group)
-      ring_put_group(s, ctx, dest, source, nbytes, pe, nbi);
+    } else {  // group forms: inline (see ring_put_inline)
+      ring_put_inline(s, ctx, kDevOpPut, dest, source, nbytes, pe, nbi);
     }
     return;
   }
@@ -282,7 +281,7 @@ XSHMEM_HD_INLINE void get(const state_t &s, int32_t ctx, void *dest, const void 
     if constexpr (G::kThread) {
       ring_get(s, ctx, kDevOpGet, dest, source, nbytes, pe, nbi);
     } else {
-      ring_get_group(s, ctx, dest, source, nbytes, pe, nbi);
+      ring_get_inline(s, ctx, kDevOpGet, dest, source, nbytes, pe, nbi);
     }
     return;
   }
