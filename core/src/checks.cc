@@ -40,15 +40,19 @@ void check_fail(const char *call, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(what, sizeof(what), fmt, ap);
   va_end(ap);
-  char pe[16] = "-";
-  if (initialized()) snprintf(pe, sizeof(pe), "%d", state().my_pe);
-  char line[512];
-  snprintf(line, sizeof(line), "xshmem: %s: %s (pe %s)", call, what, pe);
+  fail_line(XSHMEM_EXIT_CHECK, "checks", call, what, initialized() ? state().my_pe : -1);
+}
+
+void fail_line(int exit_code, const char *subsys, const char *call, const char *what, int pe) {
+  char pe_s[16] = "-";
+  if (pe >= 0) snprintf(pe_s, sizeof(pe_s), "%d", pe);
+  char line[768];
+  snprintf(line, sizeof(line), "xshmem: %s: %s (pe %s)", call, what, pe_s);
   fprintf(stderr, "%s\n", line);
   fflush(stderr);
   // Logs the line to XSHMEM_LOG_FILE if set (on stderr it is printed once, above) and stops
   // every PE.
-  fatal_printed(XSHMEM_EXIT_CHECK, "checks", line);
+  fatal_printed(exit_code, subsys, line);
 }
 
 void check_init(const char *call) {

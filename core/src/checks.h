@@ -16,6 +16,11 @@ bool checks_enabled();
 [[noreturn]] void check_fail(const char *call, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+// Prints "xshmem: <call>: <what> (pe <pe>)" once on stderr (pe < 0: "pe -"), logs it and stops
+// every PE with exit_code: check_fail's line, also for failures that are not argument checks.
+[[noreturn]] void fail_line(int exit_code, const char *subsys, const char *call, const char *what,
+                            int pe);
+
 // Each returns normally when the argument is fine (or checks are off).
 void check_init(const char *call);  // before init / after finalize (always checked)
 void check_pe(const char *call, int pe);

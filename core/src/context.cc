@@ -105,11 +105,9 @@ int init_impl(const xshmem_bootstrap_args_v1_t &args) {
       const char *why = st.str();
       if (st.code() == XSHMEM_ERR_ABI && device_layout_refusal()[0] != '\0')
         why = device_layout_refusal();
-      char line[640];
-      snprintf(line, sizeof(line), "xshmem: xshmem_init: failed: %s (pe %d)", why, g_rt.job.my_pe);
-      fprintf(stderr, "%s\n", line);
-      fflush(stderr);
-      fatal_printed(1, kSubsys, line);
+      char what[640];
+      snprintf(what, sizeof(what), "failed: %s", why);
+      fail_line(1, kSubsys, "xshmem_init", what, g_rt.job.my_pe);
     }
     (void)teardown();
     return st.code();
