@@ -277,6 +277,19 @@ void fi_write_vs_put(Context &ctx) {
   };
   std::vector<Row> rows;
   bool data_ok = true;
+  // PE 1: both destinations hold the pattern of `seed`; the first wrong one is named once.
+  auto verify = [&](size_t size, uint64_t seed, const char *part, unsigned rep) {
+    const size_t bad_put = verify_pattern(dst, size, seed);
+    const size_t bad_raw = verify_pattern(raw_dst.data(), size, seed);
+    if (bad_put == SIZE_MAX && bad_raw == SIZE_MAX) return;
+    if (data_ok)
+      std::fprintf(stderr,
+                   "xshmem-perf: fi_write_vs_put: %zu-byte%s %s data wrong at byte %zu "
+                   "(repetition %u, pe %d)\n",
+                   size, part, bad_put != SIZE_MAX ? "put" : "fi_write",
+                   bad_put != SIZE_MAX ? bad_put : bad_raw, rep, ctx.me);
+    data_ok = false;
+  };
   for (size_t size : ctx.sizes()) {
     // Calibrate on the proxy put (untimed warm-up of both paths first).
     uint64_t n = 1;
@@ -314,17 +327,7 @@ void fi_write_vs_put(Context &ctx) {
       barrier();
       if (ctx.me == kReceiver) {
         const uint64_t seed = (uint64_t{size} << 8) ^ (rep + 1);
-        const size_t bad_put = verify_pattern(dst, size, seed);
-        const size_t bad_raw = verify_pattern(raw_dst.data(), size, seed);
-        if (bad_put != SIZE_MAX || bad_raw != SIZE_MAX) {
-          if (data_ok)
-            std::fprintf(stderr,
-                         "xshmem-perf: fi_write_vs_put: %zu-byte %s data wrong at byte %zu "
-                         "(repetition %u, pe %d)\n",
-                         size, bad_put != SIZE_MAX ? "put" : "fi_write",
-                         bad_put != SIZE_MAX ? bad_put : bad_raw, rep, ctx.me);
-          data_ok = false;
-        }
+        verify(size, seed, "", rep);
       }
     }
     (void)put;
@@ -354,19 +357,7 @@ void fi_write_vs_put(Context &ctx) {
       added.push_back(tp - tr);
     }
     barrier();
-    if (ctx.me == kReceiver) {
-      const size_t bad_put = verify_pattern(dst, 8, seed);
-      const size_t bad_raw = verify_pattern(raw_dst.data(), 8, seed);
-      if (bad_put != SIZE_MAX || bad_raw != SIZE_MAX) {
-        if (data_ok)
-          std::fprintf(stderr,
-                       "xshmem-perf: fi_write_vs_put: 8-byte latency %s data wrong at byte %zu "
-                       "(repetition %u, pe %d)\n",
-                       bad_put != SIZE_MAX ? "put" : "fi_write",
-                       bad_put != SIZE_MAX ? bad_put : bad_raw, rep, ctx.me);
-        data_ok = false;
-      }
-    }
+    if (ctx.me == kReceiver) verify(8, seed, " latency", rep);
   }
   barrier();
   stop.store(true);
