@@ -191,24 +191,21 @@ int main(int argc, char **argv) {
     g_lat<<<1, 1>>>(flag, me, ns, iout);
     CK(cudaDeviceSynchronize());
     if (keep) rows[3].v.push_back(double(ns[0]) / kIters);
-    CK(cudaMemset(ctr, 0, 8));
-    fadd_lat<<<1, 1>>>(ctr, me, ns, uout);
-    CK(cudaDeviceSynchronize());
-    if (*uout != kIters - 1) {
-      fprintf(stderr, "selfops: fetch_add_lat: last old value %llu, expected %d\n",
-              static_cast<unsigned long long>(*uout), kIters - 1);
-      failed = 1;
+    struct {
+      void (*kernel)(uint64_t *, int, unsigned long long *, uint64_t *);
+      Row &row;
+    } const fadds[] = {{fadd_lat, rows[4]}, {fadd_indep_lat, rows[7]}};
+    for (const auto &f : fadds) {
+      CK(cudaMemset(ctr, 0, 8));
+      f.kernel<<<1, 1>>>(ctr, me, ns, uout);
+      CK(cudaDeviceSynchronize());
+      if (*uout != kIters - 1) {
+        fprintf(stderr, "selfops: %s: last old value %llu, expected %d\n", f.row.name,
+                static_cast<unsigned long long>(*uout), kIters - 1);
+        failed = 1;
+      }
+      if (keep) f.row.v.push_back(double(ns[0]) / kIters);
     }
-    if (keep) rows[4].v.push_back(double(ns[0]) / kIters);
-    CK(cudaMemset(ctr, 0, 8));
-    fadd_indep_lat<<<1, 1>>>(ctr, me, ns, uout);
-    CK(cudaDeviceSynchronize());
-    if (*uout != kIters - 1) {
-      fprintf(stderr, "selfops: fetch_add_indep_lat: last old value %llu, expected %d\n",
-              static_cast<unsigned long long>(*uout), kIters - 1);
-      failed = 1;
-    }
-    if (keep) rows[7].v.push_back(double(ns[0]) / kIters);
     psig_lat<<<1, 1>>>(box, box + 1, box + 2, sigbase, me, ns);
     CK(cudaDeviceSynchronize());
     sigbase += kIters;
