@@ -1299,8 +1299,10 @@ xshmem_status_t lf_progress(void *) {
   return XSHMEM_SUCCESS;  // the progress thread serves the target side; channels progress in waits
 }
 
-xshmem_status_t reg_one(Ctx *c, int d, void *addr, size_t n, xshmem_mem_kind_t kind,
-                        uint64_t access, uint64_t key, fid_mr **mr) {
+// fi_mr_regattr of [addr, addr+n) on domain d, as memory of CUDA device `cuda` when kind is
+// XSHMEM_MEM_DEVICE; the provider's return code.
+int regattr(Ctx *c, int d, void *addr, size_t n, xshmem_mem_kind_t kind, int cuda, uint64_t access,
+            uint64_t key, fid_mr **mr) {
   fi_mr_attr attr{};
   iovec iov{addr, n};
   attr.mr_iov = &iov;
@@ -1309,9 +1311,14 @@ xshmem_status_t reg_one(Ctx *c, int d, void *addr, size_t n, xshmem_mem_kind_t k
   attr.requested_key = key;
   if (kind == XSHMEM_MEM_DEVICE) {
     attr.iface = FI_HMEM_CUDA;
-    attr.device.cuda = c->heap_device;
+    attr.device.cuda = cuda;
   }
-  int r = fi_mr_regattr(c->doms[d]->domain, &attr, 0, mr);
+  return fi_mr_regattr(c->doms[d]->domain, &attr, 0, mr);
+}
+
+xshmem_status_t reg_one(Ctx *c, int d, void *addr, size_t n, xshmem_mem_kind_t kind,
+                        uint64_t access, uint64_t key, fid_mr **mr) {
+  int r = regattr(c, d, addr, n, kind, c->heap_device, access, key, mr);
   if (r) {
     FLOG(XSHMEM_LOG_ERROR, "fi_mr_regattr of %zu bytes at %p (%s memory) failed on domain %d: %s",
          n, addr, kind == XSHMEM_MEM_DEVICE ? "GPU" : "host", d, fi_err(r));
@@ -1825,16 +1832,10 @@ xshmem_status_t setup(Ctx *c) {
   // heap exists; then the GPU heap takes the staged path as without FI_HMEM.
   if (c->hmem && c->heap_kind == XSHMEM_MEM_DEVICE) {
     static char probe[64];
-    fi_mr_attr attr{};
-    iovec iov{probe, sizeof probe};
-    attr.mr_iov = &iov;
-    attr.iov_count = 1;
-    attr.access = FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
-    attr.requested_key = c->next_key++;
-    attr.iface = FI_HMEM_CUDA;
-    attr.device.cuda = 0;
     fid_mr *mr = nullptr;
-    const int pr = fi_mr_regattr(c->doms[0]->domain, &attr, 0, &mr);
+    const int pr =
+        regattr(c, 0, probe, sizeof probe, XSHMEM_MEM_DEVICE, 0,
+                FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE, c->next_key++, &mr);
     if (mr) fi_close(&mr->fid);
     if (pr == -FI_ENOSYS || pr == -FI_EOPNOTSUPP) {
       FLOG(XSHMEM_LOG_INFO,
