@@ -252,7 +252,7 @@ inline void start(const char *program) {
   if (me == 0 && gpu_sharers > 1)
     printf(
         "%s: %d PEs of this node share each of its %d GPUs: the round-trip cases run scaled "
-        "counts (gt::scaled: iterations / 10, threads / 4 or / 8)\n",
+        "counts (gt::scaled: iterations / 10, threads or blocks / 4 or / 8)\n",
         program, gpu_sharers, n);
   run("device state published", [] {
     int *out;
