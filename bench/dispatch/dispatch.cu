@@ -82,20 +82,19 @@ __global__ void k_p(int *flag, int pe, unsigned long long *ns) {
   xshmem_quiet();
   ns[0] = gt() - t0;
 }
-__global__ void k_put_block(uint8_t *dst, const uint8_t *src, size_t n, int reps, int pe,
-                            unsigned long long *ns) {
+// kPut: xshmemx_putmem_nbi_block to pe, else xshmemx_getmem_nbi_block from it; `reps` copies of
+// n bytes per block, then one quiet.
+template <bool kPut>
+__global__ void k_block(uint8_t *dst, const uint8_t *src, size_t n, int reps, int pe,
+                        unsigned long long *ns) {
   auto t0 = gt();
-  for (int r = 0; r < reps; ++r)
-    xshmemx_putmem_nbi_block(dst + blockIdx.x * n, src + blockIdx.x * n, n, pe);
-  if (threadIdx.x == 0) xshmem_quiet();
-  __syncthreads();
-  if (threadIdx.x == 0 && blockIdx.x == 0) ns[0] = gt() - t0;
-}
-__global__ void k_get_block(uint8_t *dst, const uint8_t *src, size_t n, int reps, int pe,
-                            unsigned long long *ns) {
-  auto t0 = gt();
-  for (int r = 0; r < reps; ++r)
-    xshmemx_getmem_nbi_block(dst + blockIdx.x * n, src + blockIdx.x * n, n, pe);
+  for (int r = 0; r < reps; ++r) {
+    if constexpr (kPut) {
+      xshmemx_putmem_nbi_block(dst + blockIdx.x * n, src + blockIdx.x * n, n, pe);
+    } else {
+      xshmemx_getmem_nbi_block(dst + blockIdx.x * n, src + blockIdx.x * n, n, pe);
+    }
+  }
   if (threadIdx.x == 0) xshmem_quiet();
   __syncthreads();
   if (threadIdx.x == 0 && blockIdx.x == 0) ns[0] = gt() - t0;
@@ -218,20 +217,14 @@ int main(int argc, char **argv) {
       for (size_t n : sizes) {
         const int blocks = 32;
         const int rp = n >= (size_t{1} << 20) ? 2 : int((size_t{1} << 21) / n);
-        if (dir == 0)
-          k_put_block<<<blocks, 1024>>>(dst, src, n, rp, pe, ns);
-        else
-          k_get_block<<<blocks, 1024>>>(dst, src, n, rp, pe, ns);
+        (dir == 0 ? k_block<true> : k_block<false>)<<<blocks, 1024>>>(dst, src, n, rp, pe, ns);
         CK(cudaDeviceSynchronize());
         rec(double(n) * blocks * rp / double(ns[0]));
       }
     // xshmem-perf's dev.put_bw / dev.get_bw grid at 1 MiB: 256 blocks x 512 threads, 4 KiB per
     // block, 50 iterations.
     for (int dir = 0; dir < 2; ++dir) {
-      if (dir == 0)
-        k_put_block<<<256, 512>>>(dst, src, 4096, 50, pe, ns);
-      else
-        k_get_block<<<256, 512>>>(dst, src, 4096, 50, pe, ns);
+      (dir == 0 ? k_block<true> : k_block<false>)<<<256, 512>>>(dst, src, 4096, 50, pe, ns);
       CK(cudaDeviceSynchronize());
       rec(double(size_t{1} << 20) * 50 / double(ns[0]));
     }
