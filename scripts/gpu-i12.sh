@@ -32,7 +32,7 @@ if [ "$part" != 2 ]; then
 #    sharing the GPU for bandwidth (xshmem-perf dev.put_bw / dev.get_bw; no ping-pong there: the
 #    two processes' kernels are time-sliced).
 #    bench/dispatch (no runtime) built against each tree's headers, alternating too.
-for round in 1 2; do
+for round in $(seq "${ROUNDS:-2}"); do
   for tree in before gpu-a; do
     [ -x $tree/bin/dispatch ] && run dispatch.$tree.$round 60 $tree -- $tree/bin/dispatch $tree 7
     run selfops.$tree.$round 120 $tree -- $tree/bin/xshmem-run -n 1 $tree/bin/selfops 7
@@ -47,10 +47,16 @@ run layout_old_refused 60 gpu-a -- bash gpu-a/death_check.sh --np 2 --status 1 -
 run proxy_gpu 120 gpu-a -- gpu-a/bin/xshmem_proxy_gpu_test
 # 3b. Proxy put next to raw fi_write on CPU PEs (host heaps, tcp on lo), on this machine's 16
 #     cores: on the 2-core machine five threads share two cores and the round trips measure the
-#     scheduler (130-360 us either way).
+#     scheduler (130-360 us either way). With .carry/lfvar (a libfabric plugin built another
+#     way, loaded first through XSHMEM_PLUGIN_PATH), A (gpu-a's plugin) and B alternate.
+FWV="XSHMEM_HEAP=host XSHMEM_TRANSPORTS=libfabric XSHMEM_LIBFABRIC_PROVIDER=tcp FI_TCP_IFACE=lo XSHMEM_LIBFABRIC_IFACE=lo"
 for round in 1 2 3; do
-  run fi_write_vs_put.$round 120 gpu-a XSHMEM_HEAP=host XSHMEM_TRANSPORTS=libfabric XSHMEM_LIBFABRIC_PROVIDER=tcp FI_TCP_IFACE=lo XSHMEM_LIBFABRIC_IFACE=lo -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/xshmem-perf --metrics fi_write_vs_put
+  run fi_write_vs_put.$round 120 gpu-a $FWV -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/xshmem-perf --metrics fi_write_vs_put
+  [ -d lfvar ] && run fi_write_vs_put.B.$round 120 gpu-a $FWV XSHMEM_PLUGIN_PATH="$PWD/lfvar" -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/xshmem-perf --metrics fi_write_vs_put
 done
+# Small-put rate, A then B (B may add a completion per small put).
+run put_bw_small 60 gpu-a $FWV -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/xshmem-perf --metrics put_bw --min-size 8 --max-size 4096 --size-step 8
+[ -d lfvar ] && run put_bw_small.B 60 gpu-a $FWV XSHMEM_PLUGIN_PATH="$PWD/lfvar" -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/xshmem-perf --metrics put_bw --min-size 8 --max-size 4096 --size-step 8
 fi
 if [ "$part" != 1 ]; then
 # 4. The GPU suite over libfabric, two PEs sharing the GPU: FI_HMEM through shm when the library
@@ -58,10 +64,10 @@ if [ "$part" != 1 ]; then
 LF="XSHMEM_TRANSPORTS=libfabric FI_TCP_IFACE=lo XSHMEM_LIBFABRIC_IFACE=lo XSHMEM_SYMMETRIC_SIZE=2G"
 for p in ${LF_PROGS-rma amo sig p2p ord ctx coll team mem}; do
   [ -x gpu/bin/gpu_$p ] || continue
-  run lf_shm.gpu_$p 150 gpu $LF XSHMEM_LIBFABRIC_PROVIDER=shm -- gpu/bin/xshmem-run -n 2 gpu/bin/gpu_$p
+  run lf_shm.gpu_$p ${LF_T:-150} gpu $LF XSHMEM_LIBFABRIC_PROVIDER=shm -- gpu/bin/xshmem-run -n 2 gpu/bin/gpu_$p
 done
 for p in ${LF_STAGED_PROGS-rma amo sig}; do
-  run lf_tcp_staged.gpu_$p 150 gpu $LF XSHMEM_LIBFABRIC_PROVIDER=tcp XSHMEM_LIBFABRIC_STAGED=1 -- gpu/bin/xshmem-run -n 2 gpu/bin/gpu_$p
+  run lf_tcp_staged.gpu_$p ${LF_T:-150} gpu $LF XSHMEM_LIBFABRIC_PROVIDER=tcp XSHMEM_LIBFABRIC_STAGED=1 -- gpu/bin/xshmem-run -n 2 gpu/bin/gpu_$p
 done
 # 5. The GPU suite over nvlink once (the host dispatch change: HOST_CE).
 for p in ${NV_PROGS-$(cd gpu/bin && ls gpu_* | sort)}; do

@@ -208,7 +208,8 @@ __global__ void unique_kernel(T *counter, T *results, bool inc) {
 
 template <typename T>
 void amo03(void *area, bool inc) {
-  const int blocks = gt::scaled(16, 8), threads = 256;  // 2 blocks where PEs share a GPU
+  // 2 blocks of 64 threads where PEs share a GPU
+  const int blocks = gt::scaled(16, 8), threads = gt::scaled(256, 4);
   const size_t per_pe = size_t(blocks) * threads * kK;
   T *counter = static_cast<T *>(area);
   T *results = reinterpret_cast<T *>(static_cast<char *>(area) + 64);

@@ -1,11 +1,12 @@
 // GPU conformance: COLL-01 (barrier, no early exit) and COLL-02 (sync variants). Every adder
-// adds 1 to a counter on PE 0, then its group barriers; after the barrier every PE reads the
-// counter and must see npes x adders x iteration; a second barrier keeps the next round's adds
-// out of this round's reads. 1000 iterations. Adders: one thread (T), every thread of a warp
-// (W), every thread of a (3D) block (B), so the group forms must complete the AMOs of every
-// member, not only of the thread that runs the dissemination. COLL-02: each adder quiets (sync
-// does not complete remote updates), then the group calls sync_all. Also the host API on the GPU
-// heap (H) and on a stream (S).
+// adds 1 to its PE's counter on PE 0 (one word per source PE: a word's atomics stay on one path,
+// docs/semantics.md "Atomicity across paths"), then its group barriers; after the barrier every
+// PE reads every counter and must see adders x iteration in each; a second barrier keeps the
+// next round's adds out of this round's reads. 1000 iterations (100 where PEs share a GPU). Adders:
+// one thread (T), every thread of a warp (W), every thread of a (3D) block (B), so the group forms
+// must complete the AMOs of every member, not only of the thread that runs the dissemination.
+// COLL-02: each adder quiets (sync does not complete remote updates), then the group calls
+// sync_all. Also the host API on the GPU heap (H) and on a stream (S).
 #include "gpu_test.h"
 
 namespace {
@@ -18,14 +19,15 @@ __host__ __device__ inline unsigned adders_of(int kind, unsigned threads) {
   return kind == 2 || kind == 5 ? threads : (kind == 1 || kind == 4 ? 32u : 1u);
 }
 
-__global__ void coll_kernel(uint64_t *counter, int kind, int npes) {
+__global__ void coll_kernel(uint64_t *counter, int kind, int npes, int iters) {
   const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
   const unsigned adders = adders_of(kind, threads);
   const bool sync = kind >= 3;
-  for (int it = 1; it <= kIters; ++it) {
+  const int me = xshmem_my_pe();
+  for (int it = 1; it <= iters; ++it) {
     if (tid < adders) {
-      xshmem_uint64_atomic_add(counter, 1, 0);
+      xshmem_uint64_atomic_add(counter + me, 1, 0);
       if (sync) xshmem_quiet();
     }
     for (int round = 0; round < 2; ++round) {
@@ -51,20 +53,22 @@ __global__ void coll_kernel(uint64_t *counter, int kind, int npes) {
       }
       __syncthreads();
       if (round == 0 && tid == 0) {
-        const uint64_t want = uint64_t(npes) * adders * it;
-        uint64_t v = xshmem_uint64_atomic_fetch(counter, 0);
-        GT_CHECK(v == want, it, want, v);
+        const uint64_t want = uint64_t(adders) * it;
+        for (int k = 0; k < npes; ++k) {
+          uint64_t v = xshmem_uint64_atomic_fetch(counter + k, 0);
+          GT_CHECK(v == want, it * 1000LL + k, want, v);
+        }
       }
     }
   }
 }
 
 void device_barrier(uint64_t *counter, int kind) {
-  GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t)));
+  GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t) * gt::npes));
   gt::barrier();
   dim3 block = kind == 2 || kind == 5 ? dim3(8, 4, 3) : dim3(64);
-  int npes = gt::npes;
-  void *args[] = {&counter, &kind, &npes};
+  int npes = gt::npes, iters = gt::scaled(kIters);  // two barriers (round trips) per iteration
+  void *args[] = {&counter, &kind, &npes, &iters};
   GT_CUDA(xshmemx_collective_launch(reinterpret_cast<const void *>(coll_kernel), dim3(1), block,
                                     args, 0, nullptr));
   gt::device_sync("coll kernel");
@@ -73,10 +77,10 @@ void device_barrier(uint64_t *counter, int kind) {
 // xshmemx_collective_launch refuses a grid one block larger than what fits at once, and
 // launches one that fits.
 void collective_launch_limits(uint64_t *counter) {
-  GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t)));
+  GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t) * gt::npes));
   const int fit = gt::max_resident_blocks(coll_kernel, 64);
-  int kind = 0, npes = gt::npes;
-  void *args[] = {&counter, &kind, &npes};
+  int kind = 0, npes = gt::npes, iters = 1;
+  void *args[] = {&counter, &kind, &npes, &iters};
   cudaError_t e = xshmemx_collective_launch(reinterpret_cast<const void *>(coll_kernel),
                                             dim3(fit + 1), dim3(64), args, 0, nullptr);
   GT_CHECK(e == cudaErrorCooperativeLaunchTooLarge, fit + 1, cudaErrorCooperativeLaunchTooLarge, e);
@@ -84,21 +88,23 @@ void collective_launch_limits(uint64_t *counter) {
 }
 
 void host_barrier(uint64_t *counter, bool on_stream) {
-  GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t)));
+  GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t) * gt::npes));
   gt::barrier();
   cudaStream_t s;
   GT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   const int iters = on_stream ? kIters : kIters / 4;
   for (int it = 1; it <= iters; ++it) {
-    xshmem_uint64_atomic_add(counter, 1, 0);
+    xshmem_uint64_atomic_add(counter + gt::me, 1, 0);
     if (on_stream) {
       xshmemx_barrier_all_on_stream(s);
       GT_CUDA(cudaStreamSynchronize(s));
     } else {
       xshmem_barrier_all();
     }
-    uint64_t v = xshmem_uint64_atomic_fetch(counter, 0);
-    GT_CHECK(v == uint64_t(gt::npes) * it, it, uint64_t(gt::npes) * it, v);
+    for (int k = 0; k < gt::npes; ++k) {
+      uint64_t v = xshmem_uint64_atomic_fetch(counter + k, 0);
+      GT_CHECK(v == uint64_t(it), it * 1000LL + k, it, v);
+    }
     xshmem_sync_all();
   }
   GT_CUDA(cudaStreamDestroy(s));
@@ -108,14 +114,19 @@ void host_barrier(uint64_t *counter, bool on_stream) {
 
 int main() {
   gt::start("gpu_coll");
-  auto *counter = static_cast<uint64_t *>(xshmem_malloc(sizeof(uint64_t)));
+  auto *counter = static_cast<uint64_t *>(xshmem_malloc(sizeof(uint64_t) * gt::npes));
   if (counter == nullptr) return 1;
-  gt::run("COLL-01 barrier_all x1000 T", [&] { device_barrier(counter, 0); });
-  gt::run("COLL-01 barrier_all_warp, 32 adders x1000 W", [&] { device_barrier(counter, 1); });
-  gt::run("COLL-01 barrier_all_block, 96 adders x1000 B", [&] { device_barrier(counter, 2); });
-  gt::run("COLL-02 quiet+sync_all x1000 T", [&] { device_barrier(counter, 3); });
-  gt::run("COLL-02 quiet+sync_all_warp x1000 W", [&] { device_barrier(counter, 4); });
-  gt::run("COLL-02 quiet+sync_all_block x1000 B", [&] { device_barrier(counter, 5); });
+  const char *device_cases[] = {"COLL-01 barrier_all x%d T",
+                                "COLL-01 barrier_all_warp, 32 adders x%d W",
+                                "COLL-01 barrier_all_block, 96 adders x%d B",
+                                "COLL-02 quiet+sync_all x%d T",
+                                "COLL-02 quiet+sync_all_warp x%d W",
+                                "COLL-02 quiet+sync_all_block x%d B"};
+  for (int kind = 0; kind < 6; ++kind) {
+    char name[96];
+    snprintf(name, sizeof name, device_cases[kind], gt::scaled(kIters));
+    gt::run(name, [&] { device_barrier(counter, kind); });
+  }
   gt::run("COLL-01 collective launch refuses an oversized grid H",
           [&] { collective_launch_limits(counter); });
   gt::run("COLL-01 barrier_all x250 H", [&] { host_barrier(counter, false); });

@@ -71,6 +71,14 @@ inline int me = -1, npes = 0, peer = -1, from = -1;
 // processes time-slice, and every round trip between them waits for a slice (a thousand times
 // slower than between GPUs). The cases built on round trips scale their counts with scaled().
 inline int gpu_sharers = 1;
+// Whether this PE reaches `pe` by load/store (itself, or an NVLink peer): xshmem_ptr is non-NULL
+// exactly for those; a proxy transport (libfabric) reaches a peer only through RMA.
+inline bool lsa_peer(int pe) {
+  if (pe == me) return true;
+  const char *t = xshmemx_transport_name(pe);
+  return t != nullptr && strcmp(t, "nvlink") == 0;
+}
+
 // n, or n / div (at least 1) when PEs share a GPU.
 inline int scaled(int n, int div = 10) {
   return gpu_sharers > 1 ? (n / div > 0 ? n / div : 1) : n;
@@ -246,7 +254,9 @@ inline void start(const char *program) {
   }
   if (device_memory) GT_CUDA(cudaSetDevice(attr.device));
   xshmem_free(probe);
-  const int node_pes = xshmem_team_n_pes(XSHMEM_TEAM_SHARED);
+  // The node team: PEs of this host, whatever path reaches them (SHARED holds only the PEs this
+  // one reaches by load/store, so over a proxy transport it is this PE alone).
+  const int node_pes = xshmem_team_n_pes(XSHMEMX_TEAM_NODE);
   gpu_sharers = node_pes > n ? (node_pes + n - 1) / n : 1;
   if (me == 0) printf("%s: %d PEs\n", program, npes);
   if (me == 0 && gpu_sharers > 1)

@@ -1,9 +1,9 @@
-// GPU conformance: MEM-09 (ptr and accessibility). On the GPU machine every PE of the node is an
-// NVLink peer: xshmem_ptr is non-NULL for every PE (itself included), the same inside kernels as
-// on the host, NULL for addresses outside the heap; stores through it are seen by the owner after
-// a barrier; pe_accessible holds for every PE, addr_accessible for heap addresses and not for
-// private memory. Also the explicit handle: a kernel that takes xshmemx_device_handle() as an
-// argument and calls xshmem::dev:: functions.
+// GPU conformance: MEM-09 (ptr and accessibility). xshmem_ptr is non-NULL for the PE itself and
+// its NVLink peers, NULL for peers a proxy transport serves (gt::lsa_peer), the same inside
+// kernels as on the host, NULL for addresses outside the heap; stores through it are seen by the
+// owner after a barrier; pe_accessible holds for every PE, addr_accessible for heap addresses and
+// not for private memory. Also the explicit handle: a kernel that takes xshmemx_device_handle() as
+// an argument and calls xshmem::dev:: functions.
 //
 // Also MEM-09 from many threads (loads and stores through xshmem_ptr of both PEs, guards
 // around the stored range), the negative accessibility answers (cudaMalloc'd, pinned, malloc'd
@@ -40,7 +40,7 @@ void mem09(uint32_t *sym) {
   gt::device_sync("ptr kernel");
   for (int pe = 0; pe < n; ++pe) {
     void *h = xshmem_ptr(sym, pe);
-    GT_CHECK(h != nullptr, pe, 1, 0);
+    GT_CHECK((h != nullptr) == gt::lsa_peer(pe), pe, gt::lsa_peer(pe), h != nullptr);
     GT_CHECK(out[pe] == h, pe, (long long)(uintptr_t)h, (long long)(uintptr_t)out[pe]);
     GT_CHECK(xshmem_pe_accessible(pe) == 1, pe, 1, 0);
     GT_CHECK(xshmem_addr_accessible(sym, pe) == 1, pe, 1, 0);
@@ -53,8 +53,8 @@ void mem09(uint32_t *sym) {
   gt::barrier();
   uint32_t got[64];
   GT_CUDA(cudaMemcpy(got, sym, sizeof got, cudaMemcpyDeviceToHost));
-  for (int pe = 0; pe < n; ++pe) {
-    uint32_t e = 0xC0DE0000u + pe * 16 + gt::me;
+  for (int pe = 0; pe < n; ++pe) {  // PE pe stored into this PE's array if it maps it
+    uint32_t e = gt::lsa_peer(pe) ? 0xC0DE0000u + pe * 16 + gt::me : 0;
     GT_CHECK(got[pe] == e, pe, e, got[pe]);
   }
   GT_CUDA(cudaFree(out));
@@ -97,15 +97,16 @@ __host__ __device__ inline bool in_b(int w) {
   return w >= kBOff && w < kBOff + kN;
 }
 
-__global__ void ptr_store_kernel(uint32_t *sym, int me, int peer, const void *private_buf) {
+__global__ void ptr_store_kernel(uint32_t *sym, int me, int peer, bool peer_lsa,
+                                 const void *private_buf) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   auto *remote = static_cast<uint32_t *>(xshmem_ptr(sym, peer));
   auto *self = static_cast<uint32_t *>(xshmem_ptr(sym, me));
-  GT_CHECK(remote != nullptr, i, 1, 0);
+  GT_CHECK((remote != nullptr) == peer_lsa, i, peer_lsa, remote != nullptr);
   GT_CHECK(self == sym, i, (long long)(uintptr_t)sym, (long long)(uintptr_t)self);
   // Interior addresses translate by the same offset.
   auto *remote_i = static_cast<uint32_t *>(xshmem_ptr(sym + kAOff + i, peer));
-  GT_CHECK(remote != nullptr && remote_i == remote + kAOff + i, i,
+  GT_CHECK(remote == nullptr ? remote_i == nullptr : remote_i == remote + kAOff + i, i,
            (long long)(uintptr_t)(remote + kAOff + i), (long long)(uintptr_t)remote_i);
   GT_CHECK(xshmem_ptr(private_buf, peer) == nullptr, i, 0,
            (long long)(uintptr_t)xshmem_ptr(private_buf, peer));
@@ -115,12 +116,14 @@ __global__ void ptr_store_kernel(uint32_t *sym, int me, int peer, const void *pr
   self[kBOff + i] = word_b(me, i);
 }
 
-__global__ void ptr_load_kernel(const uint32_t *sym, int me, int peer, int from) {
+// from_lsa: `from` maps this PE and stored slot A through its pointer (else A keeps its guards).
+__global__ void ptr_load_kernel(const uint32_t *sym, int me, int peer, int from, bool from_lsa) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const auto *remote = static_cast<const uint32_t *>(xshmem_ptr(sym, peer));
   if (i < kN) {
     uint32_t a = sym[kAOff + i];
-    GT_CHECK(a == word_a(from, i), kAOff + i, word_a(from, i), a);
+    const uint32_t want_a = from_lsa ? word_a(from, i) : word_guard(me, kAOff + i);
+    GT_CHECK(a == want_a, kAOff + i, want_a, a);
     uint32_t b = sym[kBOff + i];
     GT_CHECK(b == word_b(me, i), kBOff + i, word_b(me, i), b);
     if (remote != nullptr) {
@@ -141,9 +144,9 @@ void mem09_threads(uint32_t *sym) {
   void *private_buf;
   GT_CUDA(cudaMalloc(&private_buf, 256));
   gt::barrier();
-  ptr_store_kernel<<<kN / 256, 256>>>(sym, gt::me, gt::peer, private_buf);
+  ptr_store_kernel<<<kN / 256, 256>>>(sym, gt::me, gt::peer, gt::lsa_peer(gt::peer), private_buf);
   gt::barrier();
-  ptr_load_kernel<<<kN / 256, 256>>>(sym, gt::me, gt::peer, gt::from);
+  ptr_load_kernel<<<kN / 256, 256>>>(sym, gt::me, gt::peer, gt::from, gt::lsa_peer(gt::from));
   gt::device_sync("ptr load kernel");
   GT_CUDA(cudaFree(private_buf));
 }
@@ -164,10 +167,10 @@ void mem09_accessible(uint8_t *sym, size_t bytes) {
     GT_CHECK(xshmem_addr_accessible(sym, pe) == 1, pe, 1, 0);
     GT_CHECK(xshmem_addr_accessible(sym + bytes - 1, pe) == 1, 1000 + pe, 1, 0);
     void *base = xshmem_ptr(sym, pe);
-    GT_CHECK(base != nullptr, 2000 + pe, 1, 0);
+    GT_CHECK((base != nullptr) == gt::lsa_peer(pe), 2000 + pe, gt::lsa_peer(pe), base != nullptr);
     void *last = xshmem_ptr(sym + bytes - 1, pe);
-    GT_CHECK(base != nullptr && last == static_cast<uint8_t *>(base) + bytes - 1, 3000 + pe,
-             (long long)(uintptr_t)base + bytes - 1, (long long)(uintptr_t)last);
+    GT_CHECK(base == nullptr ? last == nullptr : last == static_cast<uint8_t *>(base) + bytes - 1,
+             3000 + pe, (long long)(uintptr_t)base + bytes - 1, (long long)(uintptr_t)last);
     for (int k = 0; k < 4; ++k) {
       GT_CHECK(xshmem_addr_accessible(outside[k], pe) == 0, 10000 + pe * 10 + k, 0, 1);
       GT_CHECK(xshmem_ptr(outside[k], pe) == nullptr, 20000 + pe * 10 + k, 0,

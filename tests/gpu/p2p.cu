@@ -552,7 +552,7 @@ void p2p03_local_all(void *area) {
 #undef GT_RUN
 }
 
-constexpr int kP3Iters = 300;
+constexpr int kP3Iters = 300;  // rounds (gt::scaled: a round trip each)
 constexpr size_t kP3Payload = 61;
 
 // The flag's value for iteration `it` (it = -1: the start value), never repeating.
@@ -570,9 +570,10 @@ __global__ void p2p03_init(typename D::type *flag, int t, int from) {
 // Block 0 updates the right neighbour; block 1 owns this PE's flag and payload.
 template <class D>
 __global__ void p2p03_remote(typename D::type *flag, uint64_t *payload, uint64_t *ack,
-                             uint64_t *src, bool use_p, int t, int me, int peer, int from) {
+                             uint64_t *src, bool use_p, int t, int me, int peer, int from,
+                             int iters) {
   using T = typename D::type;
-  for (int it = 0; it < kP3Iters; ++it) {
+  for (int it = 0; it < iters; ++it) {
     if (blockIdx.x == 0) {
       xshmem_uint64_wait_until(ack, XSHMEM_CMP_GE, uint64_t(it + 1));
       for (size_t i = 0; i < kP3Payload; ++i) src[i] = mix(me, peer, it, i);
@@ -613,7 +614,8 @@ void p2p03_remote_one(void *area, int t, bool use_p) {
   GT_CUDA(cudaMemset(ack, 0, 8));
   p2p03_init<D><<<1, 1>>>(flag, t, gt::from);
   gt::barrier();
-  p2p03_remote<D><<<2, 1>>>(flag, payload, ack, src, use_p, t, gt::me, gt::peer, gt::from);
+  p2p03_remote<D><<<2, 1>>>(flag, payload, ack, src, use_p, t, gt::me, gt::peer, gt::from,
+                            gt::scaled(kP3Iters));
   gt::barrier();
   GT_CUDA(cudaFree(src));
 }

@@ -2,10 +2,11 @@
 // typed/sized/mem; host API and on-stream), SIG-02 (nbi put_signal to every PE + quiet, sources
 // overwritten at once, signal observed => data complete), SIG-03 (the put-with-signal guarantee:
 // the receiver waits for the signal, then checks every byte of the payload; sizes 0 to 4 MiB + 1,
-// 1000 iterations for small sizes), SIG-04 (every group of every PE ADDs into one signal;
-// signal_set alone and concurrent), SIG-05 (signal_fetch; signal_wait_until with the six
-// comparisons and trap values, one thread / a warp / a block of waiters) and SIG-06 (zero-length
-// put_signal, NULL buffers, still updates the signal); SIG-02, 04, 05, 06 in columns T, W and B.
+// 1000 iterations for small sizes, 100 where PEs share a GPU), SIG-04 (every group of every PE ADDs
+// into one signal; signal_set alone and concurrent), SIG-05 (signal_fetch; signal_wait_until with
+// the six comparisons and trap values, one thread / a warp / a block of waiters) and SIG-06
+// (zero-length put_signal, NULL buffers, still updates the signal); SIG-02, 04, 05, 06 in columns
+// T, W and B.
 //
 // SIG-01/03: each PE sends to its right neighbour and receives from its left one at the same
 // time: one block of a kernel sends, another receives (two blocks: always co-resident). The
@@ -977,7 +978,7 @@ int main() {
   }
   const size_t sizes[] = {0, 1, 8, 17, 4096, 65537, (size_t(1) << 20) + 3, max_n};
   for (size_t n : sizes) {
-    int iters = n <= 65537 ? 1000 : 20;
+    int iters = n <= 65537 ? gt::scaled(1000) : 20;  // a round trip each
     for (scope_t s : {kThread, kWarp, kBlock}) {
       if (s == kThread && n > 65537) continue;  // one thread copying MiBs per iteration: slow
       char name[96];
