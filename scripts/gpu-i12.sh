@@ -60,8 +60,9 @@ run put_bw_small 60 gpu-a $FWV -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/xshmem-per
 fi
 if [ "$part" != 1 ]; then
 # 4. The GPU suite over libfabric, two PEs sharing the GPU: FI_HMEM through shm when the library
-#    has it, else the staged path over tcp.
-LF="XSHMEM_TRANSPORTS=libfabric FI_TCP_IFACE=lo XSHMEM_LIBFABRIC_IFACE=lo XSHMEM_SYMMETRIC_SIZE=2G"
+#    has it, else the staged path over tcp. XSHMEM_WAIT_TIMEOUT: a stalled wait names itself
+#    instead of running into the per-program limit.
+LF="XSHMEM_TRANSPORTS=libfabric FI_TCP_IFACE=lo XSHMEM_LIBFABRIC_IFACE=lo XSHMEM_SYMMETRIC_SIZE=2G XSHMEM_WAIT_TIMEOUT=60s"
 for p in ${LF_PROGS-rma amo sig p2p ord ctx coll team mem}; do
   [ -x gpu/bin/gpu_$p ] || continue
   run lf_shm.gpu_$p ${LF_T:-150} gpu $LF XSHMEM_LIBFABRIC_PROVIDER=shm -- gpu/bin/xshmem-run -n 2 gpu/bin/gpu_$p

@@ -11,14 +11,16 @@
 //     domain c % domains and the peer's service endpoint c % (its domains).
 // Puts and gets are fi_write/fi_read with delivery-complete semantics (or, where the provider
 // lacks them, a flushing read per written peer at quiet), split at chunk boundaries and at the
-// provider's max_msg_size. Atomics and signals are active messages executed by the target's
-// progress thread with the CPU's atomic instructions (docs/semantics.md "Atomicity across
-// paths"): atomic with respect to hostshm's CPU atomics on the same location, so the table sets
-// XSHMEM_DATA_OPS_AMO_COHERENT. Every wait has a deadline (XSHMEM_LIBFABRIC_TIMEOUT) measured
-// from the last completion: a dead or frozen peer is an error naming it, never a hang.
-// Staged path (a GPU heap the provider cannot register, or XSHMEM_LIBFABRIC_STAGED): puts and gets
-// are chunk-sized messages to the target's progress thread, which copies between its heap and the
-// message through the heap access (MemAccess: memcpy, or CUDA driver copies); see staged_rma.
+// provider's max_msg_size. Puts of at most the inject size are injected: the first few after a
+// flush with a completion, the rest without one and a flushing read at quiet (FI_ORDER_RAW).
+// Atomics and signals are active messages executed by the target's progress thread with the CPU's
+// atomic instructions (docs/semantics.md "Atomicity across paths"): atomic with respect to
+// hostshm's CPU atomics on the same location, so the table sets XSHMEM_DATA_OPS_AMO_COHERENT. Every
+// wait has a deadline (XSHMEM_LIBFABRIC_TIMEOUT) measured from the last completion: a dead or
+// frozen peer is an error naming it, never a hang. Staged path (a GPU heap the provider cannot
+// register, or XSHMEM_LIBFABRIC_STAGED): puts and gets are chunk-sized messages to the target's
+// progress thread, which copies between its heap and the message through the heap access
+// (MemAccess: memcpy, or CUDA driver copies); see staged_rma.
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -88,6 +90,10 @@ constexpr int kRepliesPerChannel = 64;
 constexpr int kServiceRecvs = 256;  // request buffers per service endpoint
 constexpr int kServiceSends = 256;  // reply buffers per service endpoint
 constexpr size_t kBounce = 1u << 20;
+// Small puts after a flush that carry a delivery-complete completion before the rest go out
+// without one (rma): a put + quiet then costs one round trip, as a raw fi_write does, and a
+// stream of small puts still costs one completion per flush, not one per put.
+constexpr int kTrackedInjects = 4;
 constexpr uint32_t kMagicReq = 0x78666171;  // "xfaq"
 constexpr uint32_t kMagicRep = 0x78666172;
 // Staged path (heaps the provider cannot register): request codes beyond the atomic ones.
@@ -221,6 +227,7 @@ struct Channel {
   int outstanding = 0, am_inflight = 0;
   std::vector<int> pe_out;       // [pe]: operations in flight to pe
   std::vector<uint8_t> written;  // [pe]: written since the last flush (no delivery complete)
+  int tracked_injects = 0;       // small puts posted with a completion since the last flush
   int failed_pe = -1;            // a completion error seen, not yet reported
   std::string failed_why;
 };
@@ -1025,7 +1032,10 @@ xshmem_status_t rma(Ctx *c, int channel, int pe, uint64_t off, char *local, size
     xshmem_status_t st = get_op(c, ch, pe, grp, grp_err, &op);
     if (st) return st;
     fid_ep *ep = ch->ep;
-    if (inject && c->raw_order) {
+    // With delivery complete, the first kTrackedInjects small puts after a flush carry a
+    // completion (quiet waits for it); the rest, on providers with FI_ORDER_RAW, none.
+    const bool tracked = c->delivery_complete && ch->tracked_injects < kTrackedInjects;
+    if (inject && c->raw_order && !tracked) {
       // No completion at all (fi_inject_write): quiet and fence read one byte back from every
       // peer written since (flush_written), which the provider orders after these writes.
       ch->written[pe] = 1;
@@ -1036,6 +1046,7 @@ xshmem_status_t rma(Ctx *c, int channel, int pe, uint64_t off, char *local, size
       st = post_plain(
           c, ch, pe, [&] { return fi_inject_write(ep, buf, len, t.addr, t.raddr, t.key); }, what);
     } else if (inject) {
+      if (tracked) ++ch->tracked_injects;
       iovec iov{buf, len};
       fi_rma_iov riov{t.raddr, len, t.key};
       fi_msg_rma msg{};
@@ -1095,6 +1106,7 @@ xshmem_status_t flush_staged(Ctx *c, Channel *ch);
 
 xshmem_status_t flush_written(Ctx *c, Channel *ch) {
   if (c->staged) return flush_staged(c, ch);
+  ch->tracked_injects = 0;
   static thread_local uint64_t sink;
   int group = 0, group_err = 0;
   for (int pe = 0; pe < c->n_pes; ++pe) {
