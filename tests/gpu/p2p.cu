@@ -629,15 +629,15 @@ void p2p03_remote_all(void *area) {
 }
 
 // ---- P2P-04 device wait progress ---------------------------------------------------------------
-// Thread 0 of block 0 runs 300 rounds with the neighbours: it updates the right neighbour's word
-// (round r: p, atomic_add or put_signal with a payload, rotating; the word reaches r + 1), waits
-// for its own word to reach r + 1 (wait_until or signal_wait_until), checks it (and the payload)
-// and acks to the left neighbour, whose next update waits for that ack. Meanwhile every other
-// thread (T), warp (W) or block (B) of the kernel puts its own slot at the right neighbour and
-// gets a slice of its read-only area, over and over, until thread 0 is done (at least 8 times).
-// The grid stays within the co-resident blocks: the storm waits for block 0. Afterwards each PE
-// checks every slot (the last iteration's contents, guard after it; slots of non-storming units
-// untouched).
+// Thread 0 of block 0 runs 300 rounds (30 where PEs share a GPU) with the neighbours: it updates
+// the right neighbour's word (round r: p, atomic_add or put_signal with a payload, rotating; the
+// word reaches r + 1), waits for its own word to reach r + 1 (wait_until or signal_wait_until),
+// checks it (and the payload) and acks to the left neighbour, whose next update waits for that ack.
+// Meanwhile every other thread (T), warp (W) or block (B) of the kernel puts its own slot at the
+// right neighbour and gets a slice of its read-only area, over and over, until thread 0 is done (at
+// least 8 times). The grid stays within the co-resident blocks: the storm waits for block 0.
+// Afterwards each PE checks every slot (the last iteration's contents, guard after it; slots of
+// non-storming units untouched).
 
 enum scope_t { kThread, kWarp, kBlock };
 const char *const kScopeName[] = {"T", "W", "B"};
@@ -674,10 +674,11 @@ struct p4_t {
   uint8_t *src;       // private: units x chunk
   uint8_t *got;       // private: units x getsize
   unsigned *stop;     // private device word
+  int rounds;         // the waiter's rounds: kP4Rounds, scaled where PEs share a GPU
 };
 
 __device__ void p4_waiter(const p4_t &a, int me, int peer, int from) {
-  for (int r = 0; r < kP4Rounds; ++r) {
+  for (int r = 0; r < a.rounds; ++r) {
     if (r > 0) xshmem_uint64_wait_until(a.word + 1, XSHMEM_CMP_GE, uint64_t(r));
     const int method = r % 3;
     if (method == 0) {
@@ -799,9 +800,9 @@ __global__ void p4_guard(uint8_t *storm, size_t bytes, int me) {
 }
 
 void p2p04(scope_t sc) {
-  // 64 storming blocks; 8 when PEs share a GPU (every blocking operation through the proxy then
-  // waits for the other process's time slice).
-  const int resident = gt::max_resident_blocks(p4_kernel, kP4Threads), cap = gt::scaled(64, 8);
+  // 64 storming blocks; 2 when PEs share a GPU (every blocking operation through the proxy then
+  // waits for the other process's time slice, and the waiter's requests queue behind the storm's).
+  const int resident = gt::max_resident_blocks(p4_kernel, kP4Threads), cap = gt::scaled(64, 32);
   const unsigned blocks = unsigned(resident < cap ? resident : cap);
   const unsigned units = p4_units(sc, blocks);
   // Every PE must use the same layout: the smallest block count of all.
@@ -815,6 +816,7 @@ void p2p04(scope_t sc) {
   const unsigned max_units = p4_units(sc, 64);
   const size_t storm_bytes = size_t(max_units) * p4_slot(sc);
   p4_t a{};
+  a.rounds = gt::scaled(kP4Rounds);
   a.word = static_cast<uint64_t *>(xshmem_calloc(2, sizeof(uint64_t)));
   a.payload = static_cast<uint64_t *>(xshmem_malloc(kP4Payload * 8));
   a.storm = static_cast<uint8_t *>(xshmem_malloc(storm_bytes));
