@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../catch_compat.h"
+#include "test_pattern.h"
 #include "path_state.h"
 
 namespace xd = xshmem::dev;
@@ -25,17 +26,10 @@ constexpr size_t kHeapBytes = kUserOffset + 16 * 1024;
 constexpr unsigned char kPoison = 0x5A;
 constexpr size_t kGuard = 32;
 
-uint64_t mix(uint64_t a, uint64_t b = 0) {
-  uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using xt::mix;
 
 size_t unpoisoned(const unsigned char *p, size_t n) {
-  size_t bad = 0;
-  for (size_t i = 0; i < n; ++i) bad += p[i] != kPoison;
-  return bad;
+  return xt::unpoisoned(p, n, kPoison);
 }
 
 // A chosen peer table as the transports leave it for PE `me` of 5: 0..2 LSA (me among them),

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../catch_compat.h"
+#include "test_pattern.h"
 
 namespace xd = xshmem::dev;
 
@@ -24,16 +25,7 @@ constexpr size_t kHeapBytes = kUserOffset + 64 * 1024;  // the internal region, 
 constexpr unsigned char kPoison = 0xA5;
 constexpr size_t kGuard = 64;
 
-uint64_t mix(uint64_t a, uint64_t b = 0, uint64_t c = 0, uint64_t d = 0) {
-  uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
-  for (uint64_t v : {c, d, uint64_t{0}}) {
-    x += 0x9E3779B97F4A7C15ull + v;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    x ^= x >> 31;
-  }
-  return x;
-}
+using xt::mix;
 
 struct alignas(4096) Heap {
   unsigned char bytes[kHeapBytes];
@@ -87,9 +79,7 @@ bool same_bits(T a, T b) {
 
 // Counts bytes of [p, p+n) that are not kPoison.
 size_t unpoisoned(const unsigned char *p, size_t n) {
-  size_t bad = 0;
-  for (size_t i = 0; i < n; ++i) bad += p[i] != kPoison;
-  return bad;
+  return xt::unpoisoned(p, n, kPoison);
 }
 
 }  // namespace
