@@ -86,6 +86,13 @@ __global__ void latency(const xshmem::dev::state_t *s, ring::channels_t *cs, int
   *ns = (xshmem::dev::wait_now_ns() - t0) / static_cast<uint64_t>(n);
 }
 
+// Every thread's channel under the warp map, blocks of 48 threads in 2D (not a whole number of
+// warps): out[block * 48 + linear tid].
+__global__ void warp_channels(ring::channels_t *cs, uint32_t *out) {
+  const unsigned tid = threadIdx.x + blockDim.x * threadIdx.y;
+  out[blockIdx.x * 48 + tid] = ring::pick_channel(cs, 0);
+}
+
 void run_map(uint32_t map, const char *name) {
   pt::FakeTransport ft(kPes, kHeap);
   for (size_t i = 0; i < kHeap; ++i) ft.heap(3)[i] = static_cast<unsigned char>(i * 7 + 3);
@@ -159,6 +166,24 @@ void run_map(uint32_t map, const char *name) {
   printf("proxy gpu [%s]: %d threads x %d fetch_add + add, put, get, quiet: %.1f ms\n", name, kN,
          kIters, ms);
 
+  if (map == ring::kMapWarp) {
+    // The hardware warp picks the channel: blocks of 48 threads hold warps of 32 and 16 lanes;
+    // the channel of block b's warp w is (2b + w) mod 4 for every lane of it.
+    constexpr int kB = 5, kT = 48;
+    uint32_t *chans = nullptr;
+    CK(cudaMallocManaged(&chans, sizeof(uint32_t) * kB * kT));
+    warp_channels<<<kB, dim3(16, 3)>>>(e->device_channels(), chans);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    int wrong = 0;
+    for (int b = 0; b < kB; ++b)
+      for (int t = 0; t < kT; ++t) wrong += chans[b * kT + t] != uint32_t(2 * b + t / 32) % 4;
+    snprintf(what, sizeof what,
+             "[%s] every lane of a warp uses its warp's channel (48-thread blocks): %d wrong", name,
+             wrong);
+    expect(wrong == 0, what);
+    CK(cudaFree(chans));
+  }
   if (map == ring::kMapCtx) {
     // Self-progress: a kernel spins on a word of its own heap that only its proxy's put fills.
     CK(cudaHostRegister(ft.heap(0), kHeap, cudaHostRegisterMapped));

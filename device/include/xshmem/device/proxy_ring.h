@@ -149,12 +149,17 @@ XSHMEM_HD_INLINE request_t *slot(channels_t *cs, uint32_t c, uint64_t ticket) {
 XSHMEM_HD_INLINE uint32_t pick_channel(const channels_t *cs, int32_t ctx) {
 #if defined(__CUDA_ARCH__)
   if (cs->map == kMapWarp) {
-    const uint64_t block =
-        blockIdx.x + uint64_t{gridDim.x} * (blockIdx.y + uint64_t{gridDim.y} * blockIdx.z);
-    const uint64_t threads = uint64_t{blockDim.x} * blockDim.y * blockDim.z;
-    const uint64_t tid =
-        threadIdx.x + uint64_t{blockDim.x} * (threadIdx.y + uint64_t{blockDim.y} * threadIdx.z);
-    return static_cast<uint32_t>(((block * threads + tid) / 32) % cs->num);
+    // The hardware warp: the block's linear index times its warps, plus the warp of the thread's
+    // linear index in the block (warps never span blocks, so every lane of a warp gets the same
+    // channel whatever the block shape), modulo num. Reduced step by step in 32 bits (num <= 64):
+    // a 64-bit division is a call on the device, and a call on the PROXY branch costs the LSA
+    // branch next to it.
+    const uint32_t m = cs->num;
+    const uint32_t tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    const uint32_t warps = (blockDim.x * blockDim.y * blockDim.z + 31) / 32;
+    const uint32_t yz = (blockIdx.y % m + (gridDim.y % m) * (blockIdx.z % m)) % m;
+    const uint32_t block = (blockIdx.x % m + (gridDim.x % m) * yz) % m;
+    return (block * (warps % m) + tid / 32) % m;
   }
 #endif
   const int32_t e = ctx < 0 ? 0 : ctx_entry(ctx);
