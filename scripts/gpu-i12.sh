@@ -50,13 +50,16 @@ run proxy_gpu 120 gpu-a -- gpu-a/bin/xshmem_proxy_gpu_test
 #     scheduler (130-360 us either way). With .carry/lfvar (a libfabric plugin built another
 #     way, loaded first through XSHMEM_PLUGIN_PATH), A (gpu-a's plugin) and B alternate.
 FWV="XSHMEM_HEAP=host XSHMEM_TRANSPORTS=libfabric XSHMEM_LIBFABRIC_PROVIDER=tcp FI_TCP_IFACE=lo XSHMEM_LIBFABRIC_IFACE=lo"
+ab() {  # label timeout xshmem-perf args...: A, then B when .carry/lfvar exists
+  local label=$1 t=$2; shift 2
+  run "$label" "$t" gpu-a $FWV -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/xshmem-perf "$@"
+  [ -d lfvar ] && run "$label.B" "$t" gpu-a $FWV XSHMEM_PLUGIN_PATH="$PWD/lfvar" -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/xshmem-perf "$@"
+}
 for round in 1 2 3; do
-  run fi_write_vs_put.$round 120 gpu-a $FWV -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/xshmem-perf --metrics fi_write_vs_put
-  [ -d lfvar ] && run fi_write_vs_put.B.$round 120 gpu-a $FWV XSHMEM_PLUGIN_PATH="$PWD/lfvar" -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/xshmem-perf --metrics fi_write_vs_put
+  ab fi_write_vs_put.$round 120 --metrics fi_write_vs_put
 done
-# Small-put rate, A then B (B may add a completion per small put).
-run put_bw_small 60 gpu-a $FWV -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/xshmem-perf --metrics put_bw --min-size 8 --max-size 4096 --size-step 8
-[ -d lfvar ] && run put_bw_small.B 60 gpu-a $FWV XSHMEM_PLUGIN_PATH="$PWD/lfvar" -- gpu-a/bin/xshmem-run -n 2 gpu-a/bin/xshmem-perf --metrics put_bw --min-size 8 --max-size 4096 --size-step 8
+# Small-put rate (B may add a completion per small put).
+ab put_bw_small 60 --metrics put_bw --min-size 8 --max-size 4096 --size-step 8
 fi
 if [ "$part" != 1 ]; then
 # 4. The GPU suite over libfabric, two PEs sharing the GPU: FI_HMEM through shm when the library

@@ -71,12 +71,15 @@ inline int me = -1, npes = 0, peer = -1, from = -1;
 // processes time-slice, and every round trip between them waits for a slice (a thousand times
 // slower than between GPUs). The cases built on round trips scale their counts with scaled().
 inline int gpu_sharers = 1;
+// Whether the nvlink transport serves `pe`.
+inline bool nvlink_peer(int pe) {
+  const char *t = xshmemx_transport_name(pe);
+  return t != nullptr && strcmp(t, "nvlink") == 0;
+}
 // Whether this PE reaches `pe` by load/store (itself, or an NVLink peer): xshmem_ptr is non-NULL
 // exactly for those; a proxy transport (libfabric) reaches a peer only through RMA.
 inline bool lsa_peer(int pe) {
-  if (pe == me) return true;
-  const char *t = xshmemx_transport_name(pe);
-  return t != nullptr && strcmp(t, "nvlink") == 0;
+  return pe == me || nvlink_peer(pe);
 }
 
 // n, or n / div (at least 1) when PEs share a GPU.
@@ -245,9 +248,7 @@ inline void start(const char *program) {
   bool device_memory = probe != nullptr && cudaPointerGetAttributes(&attr, probe) == cudaSuccess &&
                        attr.type == cudaMemoryTypeDevice;
   (void)cudaGetLastError();
-  const char *transport = xshmemx_transport_name(peer);
-  bool nvlink = transport != nullptr && strcmp(transport, "nvlink") == 0;
-  if (!device_memory && !nvlink) {
+  if (!device_memory && !nvlink_peer(peer)) {
     if (me == 0) printf("SKIP %s: the symmetric heap is not GPU memory (XSHMEM_HEAP?)\n", program);
     xshmem_finalize();
     exit(77);
