@@ -456,6 +456,21 @@ void check_transfer(const char *call, const char *sym_arg, const void *sym, cons
   xc::check_buffer(call, local_arg, local, nbytes);
 }
 
+// A checked on-stream put or get: a copy on the stream to a mapped peer, else a one-thread kernel
+// on the stream that runs the dispatcher (the proxy engine's rings move the data).
+void rma_on_stream(const char *call, bool put, void *dest, const void *source, size_t nbytes,
+                   int pe, cudaStream_t stream) {
+  if (nbytes == 0) return;
+  if (!xshmem::dev::peer_mapped(xc::state(), pe)) {
+    xc::gpu::rma_kernel<<<1, 1, 0, stream>>>(xc::gpu::dstate(call), put, dest, source, nbytes, pe);
+    xc::gpu::launched(call);
+    return;
+  }
+  void *to = put ? xc::gpu::peer_addr(dest, pe) : dest;
+  const void *from = put ? source : xc::gpu::peer_addr(source, pe);
+  xc::gpu::check(call, cudaMemcpyAsync(to, from, nbytes, cudaMemcpyDefault, stream));
+}
+
 }  // namespace
 
 extern "C" {
@@ -464,29 +479,14 @@ void xshmemx_putmem_on_stream(void *dest, const void *source, size_t nbytes, int
                               struct CUstream_st *stream) {
   const char *call = "xshmemx_putmem_on_stream";
   check_transfer(call, "dest", dest, "source", source, nbytes, pe);
-  if (nbytes == 0) return;
-  if (!xshmem::dev::peer_mapped(xc::state(), pe)) {
-    xc::gpu::rma_kernel<<<1, 1, 0, stream>>>(xc::gpu::dstate(call), true, dest, source, nbytes, pe);
-    xc::gpu::launched(call);
-    return;
-  }
-  xc::gpu::check(call, cudaMemcpyAsync(xc::gpu::peer_addr(dest, pe), source, nbytes,
-                                       cudaMemcpyDefault, stream));
+  rma_on_stream(call, true, dest, source, nbytes, pe, stream);
 }
 
 void xshmemx_getmem_on_stream(void *dest, const void *source, size_t nbytes, int pe,
                               struct CUstream_st *stream) {
   const char *call = "xshmemx_getmem_on_stream";
   check_transfer(call, "source", source, "dest", dest, nbytes, pe);
-  if (nbytes == 0) return;
-  if (!xshmem::dev::peer_mapped(xc::state(), pe)) {
-    xc::gpu::rma_kernel<<<1, 1, 0, stream>>>(xc::gpu::dstate(call), false, dest, source, nbytes,
-                                             pe);
-    xc::gpu::launched(call);
-    return;
-  }
-  xc::gpu::check(call, cudaMemcpyAsync(dest, xc::gpu::peer_addr(source, pe), nbytes,
-                                       cudaMemcpyDefault, stream));
+  rma_on_stream(call, false, dest, source, nbytes, pe, stream);
 }
 
 void xshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nbytes,
