@@ -209,7 +209,7 @@ __global__ void unique_kernel(T *counter, T *results, bool inc) {
 template <typename T>
 void amo03(void *area, bool inc) {
   // 2 blocks of 64 threads where PEs share a GPU
-  const int blocks = gt::scaled(16, 8), threads = gt::scaled(256, 4);
+  const int blocks = gt::narrowed(16, 8), threads = gt::narrowed(256, 4);
   const size_t per_pe = size_t(blocks) * threads * kK;
   T *counter = static_cast<T *>(area);
   T *results = reinterpret_cast<T *>(static_cast<char *>(area) + 64);
@@ -690,7 +690,7 @@ __global__ void nbi_final_kernel(const typename Tag::type *slots, int me, int np
 template <class Tag>
 void amo02_type() {
   using T = typename Tag::type;
-  const int blocks = 2, threads = gt::scaled(64, 4), nth = blocks * threads;
+  const int blocks = 2, threads = gt::narrowed(64, 4), nth = blocks * threads;
   Carver c = carver();
   Guarded slots = guarded(c, size_t(gt::npes) * nth * sizeof(T));
   Guarded fetched = guarded(c, size_t(nth) * gt::npes * kMaxSteps * sizeof(T));
@@ -719,7 +719,8 @@ void amo02() {
 // position and never decreases; a repeated attempt fails with a value at or after its own.
 // No deadlock: participant g waits only for g-1, which waits for g-2 ... down to g = 0, which
 // waits for nothing; all participants are resident (2 blocks of 32 threads per PE), and each poll
-// gives up after kTimeoutNs (recorded as a failure).
+// gives up after kTimeoutNs (recorded as a failure). Every step of the chain hands over to the
+// other PE (a round trip): where PEs share a GPU the blocks have gt::scaled(32, 4, 4) threads.
 template <class Tag>
 __global__ void chain_kernel(typename Tag::type *counter, int round, int me, int npes) {
   using T = typename Tag::type;
@@ -757,7 +758,7 @@ __global__ void chain_kernel(typename Tag::type *counter, int round, int me, int
 template <class Tag>
 void amo04_chain() {
   using T = typename Tag::type;
-  const int blocks = 2, threads = 32;
+  const int blocks = 2, threads = gt::scaled(32, 4, 4);
   const long long n = (long long)blocks * threads * gt::npes;
   Carver c = carver();
   Guarded counter = guarded(c, sizeof(T));
@@ -780,7 +781,8 @@ void amo04_chain() {
 // (compare_swap 0 -> id+1, released with swap), and in the critical section appends its id to a
 // history with a plain get/put counter. The counter and the history come out exact.
 // No deadlock: the holder never waits (its critical section is gets, puts and a quiet), one thread
-// per warp contends, and every acquisition attempt gives up after kTimeoutNs.
+// per warp contends, and every acquisition attempt gives up after kTimeoutNs. 25 rounds
+// (gt::scaled(25, 5, 2) where PEs share a GPU: every critical section is round trips).
 __global__ void lock_kernel(long *lock, long *counter, int *history, int rounds, long total, int me,
                             int npes) {
   if ((threadIdx.x & 31) != 0) return;
@@ -819,7 +821,7 @@ __global__ void fill_int_kernel(int *p, size_t n, int v) {
 }
 
 void amo04_lock() {
-  const int blocks = 2, threads = 128, rounds = 25;
+  const int blocks = 2, threads = 128, rounds = gt::scaled(25, 5, 2);
   const int per_pe = blocks * threads / 32;
   const int contenders = per_pe * gt::npes;
   const long total = long(rounds) * contenders;
@@ -1096,6 +1098,7 @@ void amo06() {
 // fetch_add, mode 2: a 1-element put (byte-wise copy on the device path). Every fetched value is
 // exact (one writer per word), and the home PE checks every final word and the guards.
 constexpr uint32_t kTagAdj = 0xA007;
+// Rounds: gt::scaled where PEs share a GPU (their kernels are time-sliced there, not concurrent).
 constexpr int kAdjRounds = 1000;
 
 template <typename T>
@@ -1112,7 +1115,8 @@ __host__ __device__ T adj_put(int o, int r) {
 }
 
 template <class Tag>
-__global__ void adjacent_kernel(typename Tag::type *words, int mode, int home, int me, int npes) {
+__global__ void adjacent_kernel(typename Tag::type *words, int mode, int home, int me, int npes,
+                                int rounds) {
   using T = typename Tag::type;
   using S = StdOps<Tag>;
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1120,7 +1124,7 @@ __global__ void adjacent_kernel(typename Tag::type *words, int mode, int home, i
   T *low = words + 2 * o;
   T *high = words + 2 * ro + 1;
   T cur_low = adj_init<T>(o, 0), cur_high = adj_init<T>(ro, 1);
-  for (int r = 0; r < kAdjRounds; ++r) {
+  for (int r = 0; r < rounds; ++r) {
     const T a = adj_addend<T>(o, 0, r);
     const T f = S::fetch_add(low, a, home);
     GT_CHECK(f == cur_low, o * 10000 + r, (long long)cur_low, (long long)f);
@@ -1143,7 +1147,7 @@ template <class Tag>
 void amo07_case(int mode, int home) {
   using T = typename Tag::type;
   static_assert(sizeof(T) == 4, "AMO-07 is about adjacent 32-bit words");
-  const int blocks = 2, threads = 128;
+  const int blocks = 2, threads = 128, rounds = gt::scaled(kAdjRounds);
   const int lines = blocks * threads * gt::npes;
   Carver c = carver();
   Guarded words = guarded(c, size_t(lines) * 2 * sizeof(T));
@@ -1157,7 +1161,7 @@ void amo07_case(int mode, int home) {
     GT_CUDA(cudaMemcpy(words.data(), init.data(), init.size() * sizeof(T), cudaMemcpyHostToDevice));
   }
   gt::barrier();
-  adjacent_kernel<Tag><<<blocks, threads>>>(words.as<T>(), mode, home, gt::me, gt::npes);
+  adjacent_kernel<Tag><<<blocks, threads>>>(words.as<T>(), mode, home, gt::me, gt::npes, rounds);
   gt::barrier();
   if (gt::me == home) {
     std::vector<T> got(init.size());
@@ -1166,11 +1170,11 @@ void amo07_case(int mode, int home) {
       const int t = x / gt::npes, p = x % gt::npes;
       const int writer = t * gt::npes + (p + gt::npes - 1) % gt::npes;  // updates x's high word
       T lo = init[2 * x], hi = init[2 * x + 1];
-      for (int r = 0; r < kAdjRounds; ++r) {
+      for (int r = 0; r < rounds; ++r) {
         lo = wrap_add(lo, adj_addend<T>(x, 0, r));
         if (mode == 1) hi = wrap_add(hi, adj_addend<T>(writer, 1, r));
       }
-      if (mode != 1) hi = adj_put<T>(writer, kAdjRounds - 1);
+      if (mode != 1) hi = adj_put<T>(writer, rounds - 1);
       GT_CHECK(got[2 * x] == lo, 2 * x, (long long)lo, (long long)got[2 * x]);
       GT_CHECK(got[2 * x + 1] == hi, 2 * x + 1, (long long)hi, (long long)got[2 * x + 1]);
     }
@@ -1301,7 +1305,7 @@ void amo08_type() {
 // No deadlock: the adders never wait; the waiters wait only for thresholds up to half the total,
 // and the exact-total wait runs after a bounded poll has seen it.
 constexpr uint32_t kTagWait = 0xA009;
-constexpr int kWaitOps = 64;
+constexpr int kWaitOps = 64;  // per adder: gt::scaled(kWaitOps, 10, 8) where PEs share a GPU
 
 template <typename T>
 __host__ __device__ T wait_addend(int pe, int t, int k) {
@@ -1310,7 +1314,7 @@ __host__ __device__ T wait_addend(int pe, int t, int k) {
 
 template <class Tag>
 __global__ void wait_amo_kernel(typename Tag::type *word, typename Tag::type total_from, int me,
-                                int peer) {
+                                int peer, int ops) {
   using T = typename Tag::type;
   using S = StdOps<Tag>;
   if (blockIdx.x == 0) {
@@ -1340,7 +1344,7 @@ __global__ void wait_amo_kernel(typename Tag::type *word, typename Tag::type tot
   const int t = (blockIdx.x - 1) * blockDim.x + threadIdx.x;
   T last{};
   bool have_last = false;
-  for (int k = 0; k < kWaitOps; ++k) {
+  for (int k = 0; k < ops; ++k) {
     const T a = wait_addend<T>(me, t, k);
     T f{};
     bool fetched = true;
@@ -1372,17 +1376,18 @@ __global__ void wait_amo_kernel(typename Tag::type *word, typename Tag::type tot
 template <class Tag>
 void amo09_wait() {
   using T = typename Tag::type;
-  const int adder_blocks = 2, threads = 128;
+  // A blocking AMO at the peer each, and at least 8 (the four operations rotate).
+  const int adder_blocks = 2, threads = 128, ops = gt::scaled(kWaitOps, 10, 8);
   T total = 0;
   for (int t = 0; t < adder_blocks * threads; ++t) {
-    for (int k = 0; k < kWaitOps; ++k) total = wrap_add(total, wait_addend<T>(gt::from, t, k));
+    for (int k = 0; k < ops; ++k) total = wrap_add(total, wait_addend<T>(gt::from, t, k));
   }
   Carver c = carver();
   Guarded word = guarded(c, sizeof(T));
   arm(word, 90);
   write_local(word.as<T>(), T{0});
   gt::barrier();
-  wait_amo_kernel<Tag><<<1 + adder_blocks, threads>>>(word.as<T>(), total, gt::me, gt::peer);
+  wait_amo_kernel<Tag><<<1 + adder_blocks, threads>>>(word.as<T>(), total, gt::me, gt::peer, ops);
   gt::barrier();
   const T got = read_local(word.as<T>());
   GT_CHECK(got == total, 0, (long long)total, (long long)got);
@@ -1399,7 +1404,7 @@ void amo09_wait() {
 // kernel they would run after it (no overlap, still a valid run; PE 0 reports whether the host
 // operations overlapped the kernel).
 constexpr int kMixMax = 8192;
-constexpr int kHostOps = 300;
+constexpr int kHostOps = 300;  // gt::scaled(kHostOps, 10, 8) where PEs share a GPU
 
 template <typename T>
 __global__ void mixed_kernel(T *counter, T *results, unsigned *counts, uint64_t duration_ns) {
@@ -1463,12 +1468,13 @@ T host_fetch_op(T *counter, int k) {
 
 template <typename T>
 void amo09_mixed() {
-  const int threads = 64;
+  // Each host AMO is a one-thread kernel, which waits for a time slice where PEs share a GPU.
+  const int threads = 64, host_ops = gt::scaled(kHostOps, 10, 8);
   Carver c = carver();
   Guarded counter = guarded(c, sizeof(T));
   Guarded results = guarded(c, size_t(threads) * kMixMax * sizeof(T));
   Guarded counts = guarded(c, threads * sizeof(unsigned));
-  Guarded host_results = guarded(c, kHostOps * sizeof(T));
+  Guarded host_results = guarded(c, host_ops * sizeof(T));
   arm(counter, 95);
   arm(results, 96);
   arm(counts, 97);
@@ -1480,8 +1486,8 @@ void amo09_mixed() {
   mixed_kernel<T><<<1, threads, 0, stream>>>(counter.as<T>(), results.as<T>(),
                                              counts.as<unsigned>(), 20000000ull);
   GT_CUDA(cudaGetLastError());
-  std::vector<T> mine(kHostOps);
-  for (int k = 0; k < kHostOps; ++k) {
+  std::vector<T> mine(host_ops);
+  for (int k = 0; k < host_ops; ++k) {
     mine[k] = host_fetch_op<T>(counter.as<T>(), k);
     GT_CHECK(k == 0 || mine[k] > mine[k - 1], k, (long long)mine[k - (k > 0)], (long long)mine[k]);
   }
@@ -1490,7 +1496,7 @@ void amo09_mixed() {
   GT_CUDA(cudaStreamSynchronize(stream));
   GT_CUDA(cudaStreamDestroy(stream));
   GT_CUDA(
-      cudaMemcpy(host_results.data(), mine.data(), kHostOps * sizeof(T), cudaMemcpyHostToDevice));
+      cudaMemcpy(host_results.data(), mine.data(), host_ops * sizeof(T), cudaMemcpyHostToDevice));
   std::vector<unsigned char> overlap_all(gt::npes);
   unsigned char ov = overlapped ? 1 : 0;
   if (xshmemx_oob_allgather(&ov, overlap_all.data(), 1) != 0) {
@@ -1502,10 +1508,10 @@ void amo09_mixed() {
     std::vector<T> all;
     for (int p = 0; p < gt::npes; ++p) {
       std::vector<unsigned> n(threads);
-      std::vector<T> res(size_t(threads) * kMixMax), hres(kHostOps);
+      std::vector<T> res(size_t(threads) * kMixMax), hres(host_ops);
       xshmem_getmem(n.data(), counts.data(), threads * sizeof(unsigned), p);
       xshmem_getmem(res.data(), results.data(), res.size() * sizeof(T), p);
-      xshmem_getmem(hres.data(), host_results.data(), kHostOps * sizeof(T), p);
+      xshmem_getmem(hres.data(), host_results.data(), host_ops * sizeof(T), p);
       for (int t = 0; t < threads; ++t) {
         GT_CHECK(n[t] <= unsigned(kMixMax), t, kMixMax, n[t]);
         for (unsigned k = 0; k < n[t] && k < unsigned(kMixMax); ++k) {

@@ -34,7 +34,7 @@
 namespace {
 
 constexpr int kTeams = 6;
-constexpr int kIters = 20;          // rounds of the five kinds per block
+constexpr int kIters = 20;          // rounds of the five kinds per block (gt::scaled, >= 4)
 constexpr size_t kCap = 4096;       // bytes per member block, at most
 constexpr size_t kGuard = 256;      // guard bytes before and after each destination
 constexpr unsigned kThreads = 128;  // every shape has 128 threads
@@ -170,7 +170,7 @@ __device__ int call(int kind, int form, unsigned tid, const TeamDesc &t, uint8_t
 }
 
 // mode kT/kW/kB: every block uses that form; mode 3: block b uses form (b + rot) % 3.
-__global__ void scopes_kernel(Bank bank, Bufs bufs, int mode, int rot, int me) {
+__global__ void scopes_kernel(Bank bank, Bufs bufs, int mode, int rot, int me, int iters) {
   const int b = blockIdx.x;
   const TeamDesc t = bank.t[b];
   const int form = mode == 3 ? (b + rot) % 3 : mode;
@@ -180,7 +180,7 @@ __global__ void scopes_kernel(Bank bank, Bufs bufs, int mode, int rot, int me) {
   uint64_t *ctr = bufs.ctr(b);
   const int root_pe = t.wpe(0);  // the sync counters live at member 0
   int syncs = 0;
-  for (int it = 0; it < kIters; ++it) {
+  for (int it = 0; it < iters; ++it) {
     for (int q = 0; q < kKinds; ++q) {
       const int c = it * kKinds + q;
       const int kind = (q + it + b) % kKinds;
@@ -244,8 +244,10 @@ void scopes_case(const Bank &bank, const Bufs &bufs, int mode, int rot, dim3 blo
   gt::barrier();  // destinations and counters ready on every PE
   Bank bk = bank;
   Bufs bf = bufs;
-  int md = mode, rt = rot, me = gt::me;
-  void *args[] = {&bk, &bf, &md, &rt, &me};
+  // Five collectives (round trips) per round; at least 4 rounds (the kinds' order rotates, the
+  // sync counters alternate).
+  int md = mode, rt = rot, me = gt::me, iters = gt::scaled(kIters, 10, 4);
+  void *args[] = {&bk, &bf, &md, &rt, &me, &iters};
   GT_CUDA(xshmemx_collective_launch(reinterpret_cast<const void *>(scopes_kernel), dim3(kTeams),
                                     block, args, 0, nullptr));
   gt::device_sync("scopes kernel");
@@ -253,7 +255,7 @@ void scopes_case(const Bank &bank, const Bufs &bufs, int mode, int rot, dim3 blo
 
 // ---- COLL-13 ----------------------------------------------------------------------------------
 
-constexpr int kMixRounds = 30;
+constexpr int kMixRounds = 30;      // gt::scaled where PEs share a GPU, at least 4
 constexpr size_t kMixElems = 1003;  // floats (reduce) / bytes (broadcast)
 constexpr size_t kMixSpan = 2 * kGuard + kMixElems * 4;
 
@@ -388,7 +390,8 @@ void mix_case(const Mix &m, const TeamDesc &t, int form) {
   std::vector<float> hf(kMixElems);
   std::vector<uint8_t> hb(kMixElems);
   const int root_pe = t.wpe(0);
-  for (int r = 0; r < kMixRounds; ++r) {
+  const int rounds = gt::scaled(kMixRounds, 10, 4);  // six collectives (round trips) each
+  for (int r = 0; r < rounds; ++r) {
     // Host: reduce.
     size_t n = mix_nb(c);
     for (size_t i = 0; i < n; ++i) hf[i] = red_val(gt::me, c, 7, i);
@@ -425,6 +428,7 @@ void mix_case(const Mix &m, const TeamDesc &t, int form) {
 // ---- COLL-13 S ------------------------------------------------------------------------------
 
 constexpr size_t kStreamBytes = 65536 + 13;
+// gt::scaled where PEs share a GPU, at least 4 (the reductions rotate by 4, the buffers by 2).
 constexpr int kStreamRounds = 40;
 
 __global__ void stream_fill(uint8_t *x, size_t n, int me, int r) {
@@ -597,7 +601,8 @@ int main() {
     gt::arm(x[1], 12);
     gt::arm(local, 13);
     gt::barrier();
-    for (int r = 0; r < kStreamRounds; ++r) {
+    const int rounds = gt::scaled(kStreamRounds, 10, 4);  // a barrier (round trip) each
+    for (int r = 0; r < rounds; ++r) {
       uint8_t *xr = x[r % 2].data();
       stream_fill<<<64, 256, 0, st>>>(xr, kStreamBytes, me, r);
       xshmemx_barrier_all_on_stream(st);
@@ -628,7 +633,8 @@ int main() {
       GT_CUDA(cudaMemset(sctr, 0, 4 * sizeof(uint64_t)));
       gt::barrier();
       const int root_pe = t.wpe(0);
-      for (int r = 0; r < kStreamRounds; ++r) {
+      const int rounds = gt::scaled(kStreamRounds, 10, 4);  // four collectives each
+      for (int r = 0; r < rounds; ++r) {
         const int op = r % 4;
         float *d = rd[r % 2].as<float>();
         float *s = rs[r % 2].as<float>();

@@ -168,8 +168,8 @@ __global__ void ctx_check(Ctxs c, Bufs b, int L, int me, int salt) {
 }
 
 // ---- ring with acks: CTX-02, ORD-09, ORD-06 -----------------------------------------------------
-constexpr size_t kW = 17;  // uint64 per thread and round
-constexpr int kRounds = 60;
+constexpr size_t kW = 17;    // uint64 per thread and round
+constexpr int kRounds = 60;  // two round trips each: gt::scaled where PEs share a GPU
 
 struct Ring {
   const xshmem_ctx_t *a;  // [L] per-thread contexts (may repeat)
@@ -180,6 +180,7 @@ struct Ring {
   uint64_t *data;         // symmetric [L * kW], guarded
   uint64_t *src;          // [L * kW]
   uint64_t *flag, *ack;   // symmetric [L] each
+  int rounds;             // kRounds, or gt::scaled (at least 4: the variants alternate)
 };
 
 __global__ void ring_kernel(Ring r, int L, int me) {
@@ -192,7 +193,7 @@ __global__ void ring_kernel(Ring r, int L, int me) {
     xshmem_pe_quiet(nullptr, 0);  // returns at once
     xshmem_ctx_pe_quiet(a, nullptr, 0);
   }
-  for (int it = 0; it < kRounds; ++it) {
+  for (int it = 0; it < r.rounds; ++it) {
     const uint64_t want_round = uint64_t(it) + 1;
     for (size_t i = 0; i < kW; ++i) src[i] = static_cast<uint64_t>(val(me, l, i, it + 1000));
     if (r.mode == 0) {
@@ -390,8 +391,10 @@ int main() {
     gt::arm(rdata, 400 + mode);
     GT_CUDA(cudaMemset(rflags, 0, 2 * kMaxL * 8));
     gt::barrier();
-    Ring r{d_ctx, flag_ctx, tpe_to,        tpe_from, gt::peer, gt::from, mode, rdata.as<uint64_t>(),
-           rsrc,  rflags,   rflags + kMaxL};
+    const int rounds = gt::scaled(kRounds, 10, 4);
+    Ring r{d_ctx,    flag_ctx, tpe_to,         tpe_from,
+           gt::peer, gt::from, mode,           rdata.as<uint64_t>(),
+           rsrc,     rflags,   rflags + kMaxL, rounds};
     ring_kernel<<<1, block>>>(r, L, me);
     gt::barrier();
     gt::check_guards(rdata, 400 + mode);

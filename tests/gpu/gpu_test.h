@@ -69,8 +69,14 @@ inline failure_t h_fail;  // host checks
 inline int me = -1, npes = 0, peer = -1, from = -1;
 // PEs of this node per visible GPU (start): above 1 they share a GPU, whose kernels the two
 // processes time-slice, and every round trip between them waits for a slice (a thousand times
-// slower than between GPUs). The cases built on round trips scale their counts with scaled().
+// slower than between GPUs: ~1-5 ms over nvlink). The cases built on round trips scale their
+// counts with scaled().
 inline int gpu_sharers = 1;
+// Where PEs share a GPU and a proxy transport (libfabric) serves the ring neighbours (start: on
+// any PE, `peer` is not a load/store peer), a round trip also waits for the proxy and costs
+// ~13.5 ms: scaled() divides by this further factor (10), else 1.
+inline int proxy_div = 1;
+constexpr int kProxyDiv = 10;
 // Whether the nvlink transport serves `pe`.
 inline bool nvlink_peer(int pe) {
   const char *t = xshmemx_transport_name(pe);
@@ -82,8 +88,20 @@ inline bool lsa_peer(int pe) {
   return pe == me || nvlink_peer(pe);
 }
 
-// n, or n / div (at least 1) when PEs share a GPU.
-inline int scaled(int n, int div = 10) {
+// A count of round trips between PEs (iterations, rounds): n where PEs have GPUs of their own;
+// where they share a GPU n / div (over nvlink), or n / (div * proxy_div) (over a proxy
+// transport: n / 100 by default), but never below min(at_least, n), so a case keeps enough
+// iterations to test what it alternates. div = 1 scales only over a proxy transport (cases whose
+// round trips are blocking proxy operations, free over nvlink).
+inline int scaled(int n, int div = 10, int at_least = 1) {
+  if (gpu_sharers <= 1) return n;
+  const int m = n / (div * proxy_div);
+  const int lo = at_least < n ? at_least : n;
+  return m > lo ? m : (lo > 1 ? lo : 1);
+}
+// A kernel's width (blocks, threads) where PEs share a GPU: n / div (at least 1), else n; the
+// same over every transport.
+inline int narrowed(int n, int div) {
   return gpu_sharers > 1 ? (n / div > 0 ? n / div : 1) : n;
 }
 
@@ -259,12 +277,25 @@ inline void start(const char *program) {
   // one reaches by load/store, so over a proxy transport it is this PE alone).
   const int node_pes = xshmem_team_n_pes(XSHMEMX_TEAM_NODE);
   gpu_sharers = node_pes > n ? (node_pes + n - 1) / n : 1;
+  // The proxy factor, the same on every PE (their kernels wait on each other's counts).
+  const int proxy_here = gpu_sharers > 1 && !lsa_peer(peer) ? 1 : 0;
+  std::vector<int> proxy_all(npes);
+  if (xshmemx_oob_allgather(&proxy_here, proxy_all.data(), sizeof proxy_here) != 0) {
+    fprintf(stderr, "pe %d: out-of-band allgather failed\n", me);
+    exit(1);
+  }
+  for (int x : proxy_all) {
+    if (x != 0) proxy_div = kProxyDiv;
+  }
   if (me == 0) printf("%s: %d PEs\n", program, npes);
   if (me == 0 && gpu_sharers > 1)
     printf(
         "%s: %d PEs of this node share each of its %d GPUs: the round-trip cases run scaled "
-        "counts (gt::scaled: iterations / 10, threads or blocks / 4 or / 8)\n",
-        program, gpu_sharers, n);
+        "counts (gt::scaled: iterations / %s, at least a few per case; gt::narrowed: threads or "
+        "blocks / 4 or / 8)\n",
+        program, gpu_sharers, n,
+        proxy_div > 1 ? "100 over a proxy transport (/ 10 where only proxy operations wait)"
+                      : "10 over nvlink");
   run("device state published", [] {
     int *out;
     GT_CUDA(cudaMallocManaged(&out, 2 * sizeof(int)));

@@ -4,9 +4,9 @@
 //
 // ORD-01 (fence message passing). The sender puts data (blocking or nbi, sizes varying with the
 // iteration), fences, then raises a flag (p, atomic_set or a second put, rotating); the receiver
-// waits for the flag, then checks every word of the data. 10^4 iterations; the receiver acks each
-// one before the sender reuses its buffers. Delays vary with the iteration. The forbidden outcome
-// (flag seen, data stale) must never occur.
+// waits for the flag, then checks every word of the data. 10^4 iterations (gt::scaled where PEs
+// share a GPU); the receiver acks each one before the sender reuses its buffers. Delays vary with
+// the iteration. The forbidden outcome (flag seen, data stale) must never occur.
 // ORD-02 fence per destination (every PE, itself included), ORD-03 write-after-write to the same
 // remote bytes, ORD-04 quiet transitive visibility (3+ PEs, else skipped), ORD-05 quiet completes
 // thousands of outstanding nbi operations, ORD-07 device barrier/sync completes updates, ORD-08
@@ -23,7 +23,7 @@
 
 namespace {
 
-constexpr int kIters = 10000;
+constexpr int kIters = 10000;  // gt::scaled where PEs share a GPU
 constexpr int kMaxWords = 1024;
 
 __host__ __device__ inline uint32_t word(int pe, int it, int i) {
@@ -85,10 +85,10 @@ __global__ void mp_kernel(uint32_t *data, uint64_t *flags, uint32_t *src, int sc
   }
 }
 
-void mp(uint32_t *data, uint64_t *flags, uint32_t *src, int scope) {
+void mp(uint32_t *data, uint64_t *flags, uint32_t *src, int scope, int iters) {
   GT_CUDA(cudaMemset(flags, 0, 2 * sizeof(uint64_t)));
   gt::barrier();
-  mp_kernel<<<2, 128>>>(data, flags, src, scope, gt::me, gt::peer, gt::from, gt::scaled(kIters));
+  mp_kernel<<<2, 128>>>(data, flags, src, scope, gt::me, gt::peer, gt::from, iters);
   gt::device_sync("mp kernel");
 }
 
@@ -203,7 +203,7 @@ bool need_pes(int want, const char *label) {
 // slot (payload, then the receiver's own poison up to the slot's end), restores the poison and
 // acks. The sender waits for every ack of the previous iteration before it writes again.
 
-constexpr int kO2Iters = 200;
+constexpr int kO2Iters = 200;    // gt::scaled where PEs share a GPU
 constexpr size_t kO2Max = 2048;  // bytes per source slot
 
 __host__ __device__ inline size_t o2_size(int s, int d, int it) {
@@ -214,9 +214,9 @@ __host__ __device__ inline uint8_t o2_byte(int s, int d, int it, size_t b) {
 }
 
 __global__ void o2_kernel(uint8_t *inbox, uint64_t *flags, uint64_t *acks, uint8_t *src, scope_t sc,
-                          int me, int n) {
+                          int me, int n, int iters) {
   const unsigned tid = threadIdx.x;
-  for (int it = 0; it < kO2Iters; ++it) {
+  for (int it = 0; it < iters; ++it) {
     const bool once = it % 2 == 0;
     const bool nbi = (it / 2) % 2 == 1;
     if (blockIdx.x == 0) {
@@ -277,7 +277,9 @@ void ord02(scope_t sc) {
   gt::fill(inbox, size_t(n) * kO2Max, gt::me, 21);
   GT_CUDA(cudaMemset(flags, 0, 2 * size_t(n) * sizeof(uint64_t)));
   gt::barrier();
-  o2_kernel<<<2, kThreads>>>(inbox, flags, flags + n, src, sc, gt::me, n);
+  // A round trip each; at least 4: the iterations alternate fence styles and nbi.
+  o2_kernel<<<2, kThreads>>>(inbox, flags, flags + n, src, sc, gt::me, n,
+                             gt::scaled(kO2Iters, 10, 4));
   gt::barrier();
   GT_CUDA(cudaFree(src));
   xshmem_free(flags);
@@ -383,14 +385,14 @@ void ord03(scope_t sc) {
 // poisons its data before each iteration; block barriers separate the iterations. One block per
 // PE (the device barrier's rule).
 
-constexpr int kO4Iters = 300;
+constexpr int kO4Iters = 300;    // gt::scaled where PEs share a GPU
 constexpr size_t kO4Max = 1024;  // words
 
 __global__ void o4_kernel(uint64_t *data, uint64_t *counter, uint64_t *sig, uint64_t *flag,
-                          uint64_t *src, uint64_t *got, scope_t sc, int me, int n) {
+                          uint64_t *src, uint64_t *got, scope_t sc, int me, int n, int iters) {
   const unsigned tid = threadIdx.x;
   uint64_t expect[64] = {};  // counter of each PE (n <= 64)
-  for (int it = 0; it < kO4Iters; ++it) {
+  for (int it = 0; it < iters; ++it) {
     const int a = it % n, b = (a + 1) % n, c = (a + 2) % n;
     const size_t words = 1 + mix(a, it, 4) % kO4Max;
     const uint64_t add = (mix(a, it, 5) & 0xFFFF) + 1;
@@ -451,7 +453,9 @@ void ord04(scope_t sc) {
   GT_CUDA(cudaMalloc(&got, kO4Max * 8));
   GT_CUDA(cudaMemset(words, 0, 3 * sizeof(uint64_t)));
   gt::barrier();
-  o4_kernel<<<1, kThreads>>>(data, words, words + 1, words + 2, src, got, sc, gt::me, gt::npes);
+  // Two device barriers (round trips) each; at least 6: the variants rotate by 3.
+  o4_kernel<<<1, kThreads>>>(data, words, words + 1, words + 2, src, got, sc, gt::me, gt::npes,
+                             gt::scaled(kO4Iters, 10, 6));
   gt::barrier();
   GT_CUDA(cudaFree(got));
   GT_CUDA(cudaFree(src));
@@ -764,15 +768,15 @@ void ord07(scope_t sc) {
 // thread), every storing thread fences (odd iterations) or quiets (even), then thread 0 does the
 // same and raises the right neighbour's flag. Block 1 waits for the left neighbour's flag, gets
 // its buffer (thread, warp or block get) and checks every word and the guard word after it, then
-// acks. 1000 iterations, sizes varying.
+// acks. 1000 iterations (gt::scaled where PEs share a GPU), sizes varying.
 
 constexpr int kO8Iters = 1000;
 constexpr size_t kO8Max = 2048;  // words
 
 __global__ void o8_kernel(uint64_t *buf, uint64_t *flags, uint64_t *got, scope_t sc, int me,
-                          int peer, int from) {
+                          int peer, int from, int iters) {
   const unsigned tid = threadIdx.x;
-  for (int it = 0; it < kO8Iters; ++it) {
+  for (int it = 0; it < iters; ++it) {
     if (blockIdx.x == 0) {
       const size_t n = 1 + mix(me, it, 8) % kO8Max;
       if (it > 0 && tid == 0) xshmem_uint64_wait_until(flags + 1, XSHMEM_CMP_GE, uint64_t(it));
@@ -822,7 +826,9 @@ void ord08(scope_t sc) {
   GT_CUDA(cudaMalloc(&got, (kO8Max + 1) * 8));
   GT_CUDA(cudaMemset(flags, 0, 2 * sizeof(uint64_t)));
   gt::barrier();
-  o8_kernel<<<2, kThreads>>>(buf, flags, got, sc, gt::me, gt::peer, gt::from);
+  // A round trip each; at least 4 (fence and quiet alternate).
+  o8_kernel<<<2, kThreads>>>(buf, flags, got, sc, gt::me, gt::peer, gt::from,
+                             gt::scaled(kO8Iters, 10, 4));
   gt::barrier();
   GT_CUDA(cudaFree(got));
   xshmem_free(flags);
@@ -832,7 +838,8 @@ void ord08(scope_t sc) {
 // ---- ORD-10 host/device ordering domains ------------------------------------------------------
 // (1) device: block 0 puts nbi (scope) and adds to the right neighbour's counter, then thread 0
 //     alone quiets (even iterations) or fences (odd) and raises the flag; block 1 waits for the
-//     left neighbour's flag and checks data and counter, then acks. 1000 iterations.
+//     left neighbour's flag and checks data and counter, then acks. 1000 iterations (gt::scaled
+//     where PEs share a GPU).
 // (2) host: a kernel puts nbi, adds and put_signal_nbi's into this iteration's slot at the right
 //     neighbour with no device fence or quiet; the host synchronises the stream (T, B) or the
 //     device (W), then either calls xshmem_quiet() and sets the peer's flag of the iteration with
@@ -852,11 +859,11 @@ constexpr size_t kO10Words = 512;  // words per region of a slot: put_nbi, put_s
 constexpr size_t kO10Slot = 2 * kO10Words + 8;
 
 __global__ void o10_device(uint64_t *data, uint64_t *words, uint64_t *src, scope_t sc, int me,
-                           int peer, int from) {
+                           int peer, int from, int iters) {
   // words: [0] flag, [1] ack, [2] counter
   const unsigned tid = threadIdx.x;
   uint64_t expect = 0;
-  for (int it = 0; it < kO10Iters; ++it) {
+  for (int it = 0; it < iters; ++it) {
     if (blockIdx.x == 0) {
       const size_t n = 1 + mix(me, it, 10) % kO10Max;
       if (tid == 0 && it > 0) xshmem_uint64_wait_until(words + 1, XSHMEM_CMP_GE, uint64_t(it));
@@ -900,7 +907,9 @@ void ord10_device(scope_t sc) {
   GT_CUDA(cudaMalloc(&src, kO10Max * 8));
   GT_CUDA(cudaMemset(words, 0, 3 * sizeof(uint64_t)));
   gt::barrier();
-  o10_device<<<2, kThreads>>>(data, words, src, sc, gt::me, gt::peer, gt::from);
+  // A round trip each; at least 4 (quiet and fence alternate).
+  o10_device<<<2, kThreads>>>(data, words, src, sc, gt::me, gt::peer, gt::from,
+                              gt::scaled(kO10Iters, 10, 4));
   gt::barrier();
   GT_CUDA(cudaFree(src));
   xshmem_free(words);
@@ -1061,13 +1070,22 @@ int main() {
   if (data == nullptr || flags == nullptr) return 1;
   uint32_t *src;
   GT_CUDA(cudaMalloc(&src, kMaxWords * sizeof(uint32_t)));
-  gt::run("ORD-01 fence message passing 10^4 T", [&] { mp(data, flags, src, 0); });
-  gt::run("ORD-01 fence message passing 10^4 W", [&] { mp(data, flags, src, 1); });
-  gt::run("ORD-01 fence message passing 10^4 B", [&] { mp(data, flags, src, 2); });
+  char label[96];
+  const int mp_iters = gt::scaled(kIters);  // a round trip each
+  char mp_count[16];
+  if (mp_iters == kIters) {
+    snprintf(mp_count, sizeof mp_count, "10^4");
+  } else {
+    snprintf(mp_count, sizeof mp_count, "x%d", mp_iters);
+  }
+  for (int scope = 0; scope < 3; ++scope) {
+    snprintf(label, sizeof label, "ORD-01 fence message passing %s %s", mp_count,
+             kScopeName[scope]);
+    gt::run(label, [&] { mp(data, flags, src, scope, mp_iters); });
+  }
   GT_CUDA(cudaFree(src));
   xshmem_free(flags);
   xshmem_free(data);
-  char label[96];
   for (scope_t sc : {kThread, kWarp, kBlock}) {
     const char *c = kScopeName[sc];
     snprintf(label, sizeof label, "ORD-02 fence per destination (all PEs) %s", c);

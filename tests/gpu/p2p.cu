@@ -615,7 +615,7 @@ void p2p03_remote_one(void *area, int t, bool use_p) {
   p2p03_init<D><<<1, 1>>>(flag, t, gt::from);
   gt::barrier();
   p2p03_remote<D><<<2, 1>>>(flag, payload, ack, src, use_p, t, gt::me, gt::peer, gt::from,
-                            gt::scaled(kP3Iters));
+                            gt::scaled(kP3Iters, 10, 4));
   gt::barrier();
   GT_CUDA(cudaFree(src));
 }
@@ -629,15 +629,15 @@ void p2p03_remote_all(void *area) {
 }
 
 // ---- P2P-04 device wait progress ---------------------------------------------------------------
-// Thread 0 of block 0 runs 300 rounds (30 where PEs share a GPU) with the neighbours: it updates
-// the right neighbour's word (round r: p, atomic_add or put_signal with a payload, rotating; the
-// word reaches r + 1), waits for its own word to reach r + 1 (wait_until or signal_wait_until),
-// checks it (and the payload) and acks to the left neighbour, whose next update waits for that ack.
-// Meanwhile every other thread (T), warp (W) or block (B) of the kernel puts its own slot at the
-// right neighbour and gets a slice of its read-only area, over and over, until thread 0 is done (at
-// least 8 times). The grid stays within the co-resident blocks: the storm waits for block 0.
-// Afterwards each PE checks every slot (the last iteration's contents, guard after it; slots of
-// non-storming units untouched).
+// Thread 0 of block 0 runs 300 rounds (gt::scaled where PEs share a GPU) with the neighbours: it
+// updates the right neighbour's word (round r: p, atomic_add or put_signal with a payload,
+// rotating; the word reaches r + 1), waits for its own word to reach r + 1 (wait_until or
+// signal_wait_until), checks it (and the payload) and acks to the left neighbour, whose next update
+// waits for that ack. Meanwhile every other thread (T), warp (W) or block (B) of the kernel puts
+// its own slot at the right neighbour and gets a slice of its read-only area, over and over, until
+// thread 0 is done (at least 8 times). The grid stays within the co-resident blocks: the storm
+// waits for block 0. Afterwards each PE checks every slot (the last iteration's contents, guard
+// after it; slots of non-storming units untouched).
 
 enum scope_t { kThread, kWarp, kBlock };
 const char *const kScopeName[] = {"T", "W", "B"};
@@ -802,7 +802,7 @@ __global__ void p4_guard(uint8_t *storm, size_t bytes, int me) {
 void p2p04(scope_t sc) {
   // 64 storming blocks; 2 when PEs share a GPU (every blocking operation through the proxy then
   // waits for the other process's time slice, and the waiter's requests queue behind the storm's).
-  const int resident = gt::max_resident_blocks(p4_kernel, kP4Threads), cap = gt::scaled(64, 32);
+  const int resident = gt::max_resident_blocks(p4_kernel, kP4Threads), cap = gt::narrowed(64, 32);
   const unsigned blocks = unsigned(resident < cap ? resident : cap);
   const unsigned units = p4_units(sc, blocks);
   // Every PE must use the same layout: the smallest block count of all.
@@ -816,7 +816,7 @@ void p2p04(scope_t sc) {
   const unsigned max_units = p4_units(sc, 64);
   const size_t storm_bytes = size_t(max_units) * p4_slot(sc);
   p4_t a{};
-  a.rounds = gt::scaled(kP4Rounds);
+  a.rounds = gt::scaled(kP4Rounds, 10, 4);  // at least 4: the update methods rotate by 3
   a.word = static_cast<uint64_t *>(xshmem_calloc(2, sizeof(uint64_t)));
   a.payload = static_cast<uint64_t *>(xshmem_malloc(kP4Payload * 8));
   a.storm = static_cast<uint8_t *>(xshmem_malloc(storm_bytes));

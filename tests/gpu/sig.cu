@@ -2,11 +2,11 @@
 // typed/sized/mem; host API and on-stream), SIG-02 (nbi put_signal to every PE + quiet, sources
 // overwritten at once, signal observed => data complete), SIG-03 (the put-with-signal guarantee:
 // the receiver waits for the signal, then checks every byte of the payload; sizes 0 to 4 MiB + 1,
-// 1000 iterations for small sizes, 100 where PEs share a GPU), SIG-04 (every group of every PE ADDs
-// into one signal; signal_set alone and concurrent), SIG-05 (signal_fetch; signal_wait_until with
-// the six comparisons and trap values, one thread / a warp / a block of waiters) and SIG-06
-// (zero-length put_signal, NULL buffers, still updates the signal); SIG-02, 04, 05, 06 in columns
-// T, W and B.
+// 1000 iterations for small sizes, gt::scaled where PEs share a GPU), SIG-04 (every group of every
+// PE ADDs into one signal; signal_set alone and concurrent), SIG-05 (signal_fetch;
+// signal_wait_until with the six comparisons and trap values, one thread / a warp / a block of
+// waiters) and SIG-06 (zero-length put_signal, NULL buffers, still updates the signal); SIG-02, 04,
+// 05, 06 in columns T, W and B.
 //
 // SIG-01/03: each PE sends to its right neighbour and receives from its left one at the same
 // time: one block of a kernel sends, another receives (two blocks: always co-resident). The
@@ -421,10 +421,15 @@ struct S4Shape {
   size_t slot_words;
   int kops;
 };
+// kops: put_signals per group, each a blocking operation or nbi + quiet, so over a proxy transport
+// where PEs share a GPU a round trip each (the root's waiter keeps its kernel running):
+// gt::scaled(kops, 1) there, at least 4 (the forms rotate by 3).
 S4Shape s4_shape(scope_t s) {
-  if (s == kThread) return S4Shape{2, dim3(128), 256, 8, 30};
-  if (s == kWarp) return S4Shape{2, dim3(128), 8, 64, 60};
-  return S4Shape{8, dim3(16, 4, 2), 8, 256, 60};
+  S4Shape sh = s == kThread ? S4Shape{2, dim3(128), 256, 8, 30}
+               : s == kWarp ? S4Shape{2, dim3(128), 8, 64, 60}
+                            : S4Shape{8, dim3(16, 4, 2), 8, 256, 60};
+  sh.kops = gt::scaled(sh.kops, 1, 4);
+  return sh;
 }
 __host__ __device__ inline uint64_t s4_addend(int pe, int g, int k, int root) {
   return (hv(pe, root, g, k, 0x5104) & 0xFFFFFu) + 1;

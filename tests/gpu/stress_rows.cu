@@ -791,7 +791,7 @@ void signal_flood(scope_t sc) {
 // ============================= STR-05 collective_soak (T/W/B) =================================
 
 constexpr int kBank = 4;
-constexpr int kSoakSteps = 600;     // per block (team): 2400 collectives per case
+constexpr int kSoakSteps = 600;     // per block (team): 2400 collectives per case (gt::scaled)
 constexpr size_t kSoakCap = 2048;   // bytes per member block, at most
 constexpr size_t kSoakGuard = 256;  // guard bytes before and after each destination
 constexpr unsigned kSoakThreads = 128;
@@ -964,7 +964,8 @@ __device__ int soak_expected(const soak_step_t &s, const TeamDesc &t, int c, int
   }
 }
 
-__global__ void soak_kernel(SoakBank bank, SoakBufs bufs, scope_t sc, uint64_t seed, int me) {
+__global__ void soak_kernel(SoakBank bank, SoakBufs bufs, scope_t sc, uint64_t seed, int me,
+                            int steps) {
   const int b = blockIdx.x;
   const TeamDesc t = bank.t[b];
   const unsigned tid = threadIdx.x, threads = blockDim.x;
@@ -972,7 +973,7 @@ __global__ void soak_kernel(SoakBank bank, SoakBufs bufs, scope_t sc, uint64_t s
   uint64_t *ctr = bufs.ctr(b);
   const int root_pe = t.wpe(0);  // the sync counters live at member 0
   int syncs = 0;
-  for (int c = 0; c < kSoakSteps; ++c) {
+  for (int c = 0; c < steps; ++c) {
     const soak_step_t s = soak_step(seed, b, c, t.size);
     uint8_t *dst = bufs.dst(b, c % 2) + kSoakGuard;
     const bool red = s.kind >= kFloatSum;
@@ -1088,7 +1089,9 @@ void collective_soak(const SoakSetup &st, scope_t sc) {
   scope_t s = sc;
   uint64_t seed = mix(g_seed, 0x505, sc);
   int me = gt::me;
-  void *args[] = {&bk, &bf, &s, &seed, &me};
+  // A round trip (or more) per collective where PEs share a GPU: gt::scaled, at least 8 steps.
+  int steps = gt::scaled(kSoakSteps, 10, 8);
+  void *args[] = {&bk, &bf, &s, &seed, &me, &steps};
   GT_CUDA(xshmemx_collective_launch(reinterpret_cast<const void *>(soak_kernel), dim3(kBank),
                                     dim3(kSoakThreads), args, 0, nullptr));
   gt::device_sync("STR-05 soak kernel");

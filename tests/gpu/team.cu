@@ -7,7 +7,7 @@
 namespace {
 
 constexpr int kMaxBank = 8;
-constexpr int kIters = 200;
+constexpr int kIters = 200;  // a team sync each: gt::scaled where PEs share a GPU
 
 struct Bank {
   xshmem_team_t t[kMaxBank];
@@ -41,14 +41,14 @@ __global__ void query_kernel(Bank bank, Answers want) {
 // counter must hold size x adders x (it / 2 + 1). A put of (me, it) to the right neighbour in
 // team numbering is checked after the next sync.
 __global__ void sync_kernel(xshmem_team_t team, int scope, uint64_t *ctr, uint64_t *box,
-                            int world_me) {
+                            int world_me, int iters) {
   const unsigned tid = threadIdx.x;
   const unsigned adders = scope == 0 ? 1u : (scope == 1 ? 32u : blockDim.x);
   const int tme = xshmem_team_my_pe(team), tn = xshmem_team_n_pes(team);
   const int root = xshmem_team_translate_pe(team, 0, XSHMEM_TEAM_WORLD);
   const int right = xshmem_team_translate_pe(team, (tme + 1) % tn, XSHMEM_TEAM_WORLD);
   const int left = xshmem_team_translate_pe(team, (tme + tn - 1) % tn, XSHMEM_TEAM_WORLD);
-  for (int it = 0; it < kIters; ++it) {
+  for (int it = 0; it < iters; ++it) {
     if (tid < adders) {
       xshmem_uint64_atomic_add(ctr + it % 2, 1, root);
       xshmem_quiet();
@@ -135,7 +135,8 @@ int main() {
       gt::run(label, [&] {
         GT_CUDA(cudaMemset(ctr, 0, 4 * sizeof(uint64_t)));
         gt::barrier();
-        sync_kernel<<<1, 96>>>(t, scope, ctr, box, me);
+        // At least 4: the counters alternate by parity.
+        sync_kernel<<<1, 96>>>(t, scope, ctr, box, me, gt::scaled(kIters, 10, 4));
         gt::device_sync("team sync kernel");
       });
     }
