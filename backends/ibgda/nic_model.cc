@@ -1,0 +1,358 @@
+// The software NIC model's requester and responder (nic_model.h).
+#include "nic_model.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <algorithm>
+
+namespace xshmem::ibgda {
+
+namespace g = xshmem::dev::gda;
+
+namespace {
+
+std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+const char *opcode_name(uint8_t op) {
+  switch (op) {
+    case g::kOpNop:
+      return "nop";
+    case g::kOpRdmaWrite:
+      return "rdma write";
+    case g::kOpRdmaWriteImm:
+      return "rdma write with immediate";
+    case g::kOpRdmaRead:
+      return "rdma read";
+    case g::kOpAtomicCs:
+      return "compare-swap";
+    case g::kOpAtomicFa:
+      return "fetch-add";
+    default:
+      return "unknown opcode";
+  }
+}
+
+bool fail(fault_t *f, const char *field, uint8_t syndrome, std::string detail) {
+  f->field = field;
+  f->syndrome = syndrome;
+  f->detail = std::move(detail);
+  return false;
+}
+
+// The fence, completion and solicited bits an entry may carry.
+constexpr uint8_t kKnownFlags = 0xE0 | 0x0C | g::kSolicited;
+
+}  // namespace
+
+// ---- key table ----------------------------------------------------------------------------------
+
+bool key_table::add(const mr_t &mr) {
+  if (find(mr.key) != nullptr) return false;
+  mrs_.push_back(mr);
+  return true;
+}
+bool key_table::remove(uint32_t key) {
+  auto it = std::find_if(mrs_.begin(), mrs_.end(), [&](const mr_t &m) { return m.key == key; });
+  if (it == mrs_.end()) return false;
+  mrs_.erase(it);
+  return true;
+}
+const mr_t *key_table::find(uint32_t key) const {
+  for (const mr_t &m : mrs_)
+    if (m.key == key) return &m;
+  return nullptr;
+}
+uint8_t key_table::check(uint32_t key, uint64_t addr, uint64_t len, uint32_t need, bool remote,
+                         std::string *why) const {
+  const uint8_t syn = remote ? g::kSynRemoteAccess : g::kSynLocalProt;
+  const mr_t *m = find(key);
+  if (m == nullptr) {
+    *why = format("%s key 0x%x is not registered", remote ? "remote" : "local", key);
+    return syn;
+  }
+  if (addr < m->addr || addr - m->addr > m->length || len > m->length - (addr - m->addr)) {
+    *why = format("[0x%" PRIx64 ", +%" PRIu64 ") lies outside the region of %s key 0x%x [0x%" PRIx64
+                  ", +%" PRIu64 ")",
+                  addr, len, remote ? "remote" : "local", key, m->addr, m->length);
+    return syn;
+  }
+  if ((m->access & need) != need) {
+    const char *what = (need & kAccessRemoteAtomic)  ? "remote atomic"
+                       : (need & kAccessRemoteWrite) ? "remote write"
+                       : (need & kAccessRemoteRead)  ? "remote read"
+                                                     : "local write";
+    *why = format("%s key 0x%x does not allow %s", remote ? "remote" : "local", key, what);
+    return syn;
+  }
+  return 0;
+}
+
+// ---- requester: decoding ------------------------------------------------------------------------
+
+bool decode(const void *sq, uint32_t nbb, uint32_t pos, uint32_t qpn, op_t *op, fault_t *f) {
+  const auto *bb =
+      static_cast<const uint8_t *>(sq) + static_cast<size_t>(pos & (nbb - 1)) * g::kWqeBB;
+  g::ctrl_seg_t c;
+  memcpy(&c, bb, sizeof c);
+  *op = op_t{};
+  op->opcode = g::ctrl_opcode(c);
+  op->index = g::ctrl_index(c);
+  op->ds = g::ctrl_ds(c);
+  op->fm_ce_se = c.fm_ce_se;
+  const uint16_t want = static_cast<uint16_t>(pos);
+  if (op->index != want)
+    return fail(f, "wqe index", g::kSynLocalQpOp,
+                format("0x%x where position %u expects 0x%x (an entry not written, or written "
+                       "to the wrong slot)",
+                       op->index, pos, want));
+  if (g::ctrl_qpn(c) != qpn)
+    return fail(f, "qpn", g::kSynLocalQpOp,
+                format("0x%x, this queue is qp 0x%x", g::ctrl_qpn(c), qpn));
+  if (g::ctrl_opmod(c) != 0)
+    return fail(
+        f, "opmod", g::kSynLocalQpOp,
+        format("0x%x with %s (xshmem posts none)", g::ctrl_opmod(c), opcode_name(op->opcode)));
+  if ((c.fm_ce_se & ~kKnownFlags) != 0)
+    return fail(f, "fm_ce_se", g::kSynLocalQpOp, format("unknown bits 0x%x", c.fm_ce_se));
+  if (op->ds == 0 || op->ds > g::kSegsPerBB)
+    return fail(f, "ds", g::kSynLocalQpOp,
+                format("%u segments (an entry xshmem posts has 1 to %u)", op->ds, g::kSegsPerBB));
+  auto raddr = [&] {
+    g::raddr_seg_t r;
+    memcpy(&r, bb + 16, sizeof r);
+    op->raddr = g::be64(r.raddr);
+    op->rkey = g::be32(r.rkey);
+  };
+  auto data = [&](int at) {
+    g::data_seg_t d;
+    memcpy(&d, bb + at * 16, sizeof d);
+    op->length = g::be32(d.byte_count);
+    op->lkey = g::be32(d.lkey);
+    op->laddr = g::be64(d.addr);
+  };
+  switch (op->opcode) {
+    case g::kOpNop:
+      if (op->ds != 1) return fail(f, "ds", g::kSynLocalQpOp, format("%u for a nop (1)", op->ds));
+      return true;
+    case g::kOpRdmaWrite:
+    case g::kOpRdmaRead: {
+      if (op->ds < 3)
+        return fail(
+            f, "ds", g::kSynLocalQpOp,
+            format("%u for an %s (3, or an inline write's 3..4)", op->ds, opcode_name(op->opcode)));
+      raddr();
+      uint32_t first;
+      memcpy(&first, bb + 32, 4);
+      first = g::be32(first);
+      if (first & g::kInlineSeg) {
+        const uint32_t n = first & ~g::kInlineSeg;
+        if (op->opcode == g::kOpRdmaRead)
+          return fail(f, "byte_count", g::kSynLocalQpOp, "inline data in an rdma read");
+        if (n > g::kMaxInline)
+          return fail(f, "byte_count", g::kSynLocalLength,
+                      format("inline length %u (at most %u in one WQEBB)", n, g::kMaxInline));
+        if (op->ds != g::inline_ds(n))
+          return fail(f, "ds", g::kSynLocalQpOp,
+                      format("%u for %u inline bytes (%u)", op->ds, n, g::inline_ds(n)));
+        op->is_inline = true;
+        op->length = n;
+        memcpy(op->inline_data, bb + 36, n);
+        return true;
+      }
+      if (op->ds != 3)
+        return fail(
+            f, "ds", g::kSynLocalQpOp,
+            format("%u for an %s with one data segment (3)", op->ds, opcode_name(op->opcode)));
+      data(2);
+      if (op->length == 0)
+        return fail(f, "byte_count", g::kSynLocalLength,
+                    "0 (an mlx5 NIC reads a zero byte count as 2 GiB; xshmem never posts one)");
+      return true;
+    }
+    case g::kOpAtomicFa:
+    case g::kOpAtomicCs: {
+      if (op->ds != 4)
+        return fail(f, "ds", g::kSynLocalQpOp,
+                    format("%u for a %s (4)", op->ds, opcode_name(op->opcode)));
+      raddr();
+      g::atomic_seg_t a;
+      memcpy(&a, bb + 32, sizeof a);
+      op->swap_add = g::be64(a.swap_add);
+      op->compare = g::be64(a.compare);
+      data(3);
+      if (op->length != 8)
+        return fail(f, "byte_count", g::kSynLocalLength,
+                    format("%u for an 8-byte %s", op->length, opcode_name(op->opcode)));
+      if (op->raddr & 7)
+        return fail(
+            f, "raddr", g::kSynRemoteInvalReq,
+            format("0x%" PRIx64 " is not 8-byte aligned (%s)", op->raddr, opcode_name(op->opcode)));
+      if (op->laddr & 7)
+        return fail(f, "laddr", g::kSynLocalQpOp,
+                    format("0x%" PRIx64 " is not 8-byte aligned (the %s result)", op->laddr,
+                           opcode_name(op->opcode)));
+      return true;
+    }
+    default:
+      return fail(f, "opcode", g::kSynLocalQpOp,
+                  format("0x%02x (%s)", op->opcode, opcode_name(op->opcode)));
+  }
+}
+
+// ---- responder ----------------------------------------------------------------------------------
+
+reply_t execute(const key_table &keys, const request_t &rq) {
+  reply_t r;
+  switch (rq.opcode) {
+    case g::kOpRdmaWrite:
+      r.syndrome = keys.check(rq.rkey, rq.raddr, rq.length, kAccessRemoteWrite, true, &r.why);
+      if (r.syndrome == 0 && rq.length != 0)
+        memcpy(reinterpret_cast<void *>(rq.raddr), rq.data, rq.length);
+      return r;
+    case g::kOpRdmaRead:
+      r.syndrome = keys.check(rq.rkey, rq.raddr, rq.length, kAccessRemoteRead, true, &r.why);
+      if (r.syndrome == 0) {
+        r.data.resize(rq.length);
+        memcpy(r.data.data(), reinterpret_cast<const void *>(rq.raddr), rq.length);
+      }
+      return r;
+    case g::kOpAtomicFa:
+    case g::kOpAtomicCs: {
+      if (rq.length != 8 || (rq.raddr & 7) != 0) {
+        r.syndrome = g::kSynRemoteInvalReq;
+        r.why = format("a %u-byte atomic at 0x%" PRIx64 " (8 bytes, 8-byte aligned)", rq.length,
+                       rq.raddr);
+        return r;
+      }
+      r.syndrome = keys.check(rq.rkey, rq.raddr, 8, kAccessRemoteAtomic, true, &r.why);
+      if (r.syndrome != 0) return r;
+      auto *w = reinterpret_cast<uint64_t *>(rq.raddr);
+      if (rq.opcode == g::kOpAtomicFa) {
+        r.old = __atomic_fetch_add(w, rq.swap_add, __ATOMIC_SEQ_CST);
+      } else {
+        uint64_t expect = rq.compare;
+        __atomic_compare_exchange_n(w, &expect, rq.swap_add, false, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST);
+        r.old = expect;
+      }
+      return r;
+    }
+    default:
+      r.syndrome = g::kSynRemoteInvalReq;
+      r.why = format("opcode 0x%02x is not executed by the responder", rq.opcode);
+      return r;
+  }
+}
+
+// ---- completions --------------------------------------------------------------------------------
+
+void write_cqe(g::cqe_t *cq, uint32_t ncqe, uint32_t pi, uint16_t index, uint32_t qpn,
+               uint8_t opcode, uint32_t byte_cnt, uint8_t syndrome) {
+  g::cqe_t *e = &cq[pi & (ncqe - 1)];
+  g::cqe_t v;
+  memset(&v, 0, sizeof v);
+  v.wqe_counter = g::be16(index);
+  if (syndrome == 0) {
+    v.byte_cnt = g::be32(byte_cnt);
+  } else {
+    v.syndrome = syndrome;
+    v.s_wqe_opcode_qpn = g::be32(static_cast<uint32_t>(opcode) << 24 | (qpn & 0xFFFFFF));
+  }
+  // Everything but the owner byte first; the owner byte last, released: a poller that sees it
+  // sees the rest.
+  memcpy(e, &v, offsetof(g::cqe_t, op_own));
+  __atomic_store_n(&e->op_own, g::cqe_op_own(syndrome == 0 ? g::kCqeReq : g::kCqeReqErr, pi, ncqe),
+                   __ATOMIC_RELEASE);
+}
+
+// ---- requester: execution -----------------------------------------------------------------------
+
+namespace {
+
+// Completes the entry at send-queue position `pos`: a CQE when it asks for one or failed. The
+// CQE's wqe_counter is the position's (what the poster counts), even where the entry's own index
+// field was wrong.
+void complete(queue_t &q, uint32_t pos, const op_t &op, uint8_t syndrome) {
+  if (syndrome == 0 && !op.signaled()) return;
+  write_cqe(q.cq, q.ncqe, q.cq_pi++, static_cast<uint16_t>(pos), q.qpn, op.opcode, op.length,
+            syndrome);
+}
+
+void enter_error(queue_t &q, uint32_t pos, const op_t &op, const char *field, uint8_t syndrome,
+                 const std::string &detail) {
+  q.error = true;
+  if (q.error_line.empty())
+    q.error_line = format(
+        "ibgda NIC model: pe %d, queue qp 0x%x to pe %d, send-queue position %u (entry 0x%x, "
+        "%s): %s%s%s (syndrome 0x%02x, %s)",
+        q.pe, q.qpn, q.peer, pos, op.index, opcode_name(op.opcode), field, *field ? ": " : "",
+        detail.c_str(), syndrome, g::syndrome_name(syndrome));
+}
+
+}  // namespace
+
+uint32_t progress(queue_t &q, const key_table &local, send_fn send, void *ctx, uint32_t max) {
+  const uint32_t producer = g::be32(__atomic_load_n(q.dbr, __ATOMIC_ACQUIRE)) & 0xFFFF;
+  uint32_t done = 0;
+  while (done < max && ((producer - q.consumer) & 0xFFFF) != 0) {
+    const uint32_t pos = q.consumer;
+    op_t op;
+    fault_t f;
+    if (q.error) {
+      // Flushed: the entry's index from its control segment, whatever the rest holds.
+      g::ctrl_seg_t c;
+      memcpy(
+          &c,
+          static_cast<const uint8_t *>(q.sq) + static_cast<size_t>(pos & (q.nbb - 1)) * g::kWqeBB,
+          sizeof c);
+      op.index = g::ctrl_index(c);
+      op.opcode = g::ctrl_opcode(c);
+      complete(q, pos, op, g::kSynWrFlush);
+    } else if (!decode(q.sq, q.nbb, pos, q.qpn, &op, &f)) {
+      enter_error(q, pos, op, f.field, f.syndrome, f.detail);
+      complete(q, pos, op, f.syndrome);
+    } else {
+      uint8_t syn = 0;
+      std::string why;
+      request_t rq{op.opcode, op.raddr, op.rkey, op.length, nullptr, op.swap_add, op.compare};
+      // The local side: the source of a write, the landing buffer of a read or an atomic.
+      if (op.opcode == g::kOpRdmaWrite) {
+        if (op.is_inline) {
+          rq.data = op.inline_data;
+        } else {
+          syn = local.check(op.lkey, op.laddr, op.length, 0, false, &why);
+          rq.data = reinterpret_cast<const uint8_t *>(op.laddr);
+        }
+      } else if (op.opcode != g::kOpNop) {
+        syn = local.check(op.lkey, op.laddr, op.length, kAccessLocalWrite, false, &why);
+      }
+      if (syn == 0 && op.opcode != g::kOpNop) {
+        reply_t r = send(ctx, q.peer, rq);
+        syn = r.syndrome;
+        why = r.why.empty() ? why : format("at pe %d: %s", q.peer, r.why.c_str());
+        if (syn == 0 && op.opcode == g::kOpRdmaRead)
+          memcpy(reinterpret_cast<void *>(op.laddr), r.data.data(), op.length);
+        if (syn == 0 && (op.opcode == g::kOpAtomicFa || op.opcode == g::kOpAtomicCs))
+          memcpy(reinterpret_cast<void *>(op.laddr), &r.old, 8);
+      }
+      if (syn != 0) enter_error(q, pos, op, "", syn, why);
+      complete(q, pos, op, syn);
+    }
+    ++q.consumer;
+    ++done;
+  }
+  return done;
+}
+
+}  // namespace xshmem::ibgda

@@ -1,0 +1,148 @@
+// The ibgda transport's software NIC model (XSHMEM_IBGDA_NIC=model): what an mlx5 NIC does with
+// the entries GPU threads and CPU PEs post (device/include/xshmem/device/gda_wqe.h), executed by
+// a host thread, for machines without an mlx5 NIC (CI, the GPU machines here).
+//
+// It is split like an RC queue pair's two ends:
+//   - the requester reads its send queue in posting order, validates every field of each entry
+//     (decode), moves the local side of the operation through the local key table, and writes
+//     completions in the mlx5 CQE format (writing a CQE, flushing after an error);
+//   - the responder executes a request against the target PE's registered memory, checking the
+//     remote key, the range and the access rights (execute), and answers with data or a
+//     syndrome.
+// Between them a request travels as a plain struct (request_t / reply_t); the transport carries
+// it between processes. A malformed entry is never skipped: decode names the field, and the
+// requester stops the queue (error state) with the position and the syndrome, as a NIC would.
+#ifndef XSHMEM_BACKENDS_IBGDA_NIC_MODEL_H
+#define XSHMEM_BACKENDS_IBGDA_NIC_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+#include <xshmem/device/gda_wqe.h>
+
+namespace xshmem::ibgda {
+
+namespace gda = xshmem::dev::gda;
+
+// Access rights of a registered region (IBV_ACCESS_* in spirit).
+enum access_t : uint32_t {
+  kAccessLocalWrite = 1,
+  kAccessRemoteRead = 2,
+  kAccessRemoteWrite = 4,
+  kAccessRemoteAtomic = 8,
+};
+
+// A registered region: [addr, addr + length) of the owning process, under `key` (lkey = rkey).
+struct mr_t {
+  uint32_t key;
+  uint64_t addr;
+  uint64_t length;
+  uint32_t access;
+};
+
+// One protection domain's translation table.
+class key_table {
+ public:
+  // false: the key is taken.
+  bool add(const mr_t &mr);
+  bool remove(uint32_t key);
+  const mr_t *find(uint32_t key) const;
+  // 0 when [addr, addr + len) lies in the region of `key` and `need` is within its rights; else
+  // the syndrome a NIC reports, and `why` says which check failed.
+  uint8_t check(uint32_t key, uint64_t addr, uint64_t len, uint32_t need, bool remote,
+                std::string *why) const;
+
+ private:
+  std::vector<mr_t> mrs_;
+};
+
+// A decoded, validated send-queue entry.
+struct op_t {
+  uint8_t opcode = 0;
+  uint16_t index = 0;
+  uint8_t ds = 0;
+  uint8_t fm_ce_se = 0;
+  uint64_t raddr = 0;
+  uint32_t rkey = 0;
+  uint64_t laddr = 0;  // write: the source; read and atomics: where the data or old value land
+  uint32_t lkey = 0;
+  uint32_t length = 0;
+  bool is_inline = false;
+  uint8_t inline_data[gda::kMaxInline] = {};
+  uint64_t swap_add = 0, compare = 0;
+  bool signaled() const { return (fm_ce_se & gda::kCeCqUpdate) != 0; }
+};
+
+// The field of an entry that failed validation, and what was wrong with it.
+struct fault_t {
+  const char *field = "";
+  std::string detail;
+  uint8_t syndrome = 0;  // the CQE syndrome this fault completes with
+};
+
+// Decodes the entry at WQEBB position `pos` of a send queue of `nbb` WQEBBs (a power of two) that
+// belongs to QP `qpn`: the entry must carry index pos & 0xFFFF, this qpn, a known opcode, a ds
+// that matches it and fits the WQEBB, and lengths and alignment the opcode allows. false: `fault`
+// names the field.
+bool decode(const void *sq, uint32_t nbb, uint32_t pos, uint32_t qpn, op_t *op, fault_t *fault);
+
+// A request on the wire from requester to responder, and the answer.
+struct request_t {
+  uint8_t opcode;
+  uint64_t raddr;
+  uint32_t rkey;
+  uint32_t length;
+  const uint8_t *data;  // write: the payload (length bytes)
+  uint64_t swap_add, compare;
+};
+struct reply_t {
+  uint8_t syndrome = 0;       // 0: done
+  std::string why;            // with a syndrome: which check failed at the target
+  uint64_t old = 0;           // atomics: the previous value
+  std::vector<uint8_t> data;  // read: the bytes
+};
+
+// The responder: executes `rq` on this process's memory under the target's key table. Atomics are
+// executed with host atomics on the target word (the model is the one agent for NIC atomics on
+// that PE, docs/semantics.md).
+reply_t execute(const key_table &keys, const request_t &rq);
+
+// Writes the completion of entry `index` (success: syndrome 0) at producer position `pi` of a CQ
+// of `ncqe` entries (a power of two), with the owner bit of that pass.
+void write_cqe(gda::cqe_t *cq, uint32_t ncqe, uint32_t pi, uint16_t index, uint32_t qpn,
+               uint8_t opcode, uint32_t byte_cnt, uint8_t syndrome);
+
+// The requester side of one queue pair: send queue, its doorbell record, the CQ.
+struct queue_t {
+  void *sq = nullptr;                      // nbb WQEBBs
+  uint32_t nbb = 0;                        // power of two
+  const volatile uint32_t *dbr = nullptr;  // the send doorbell record (big-endian producer)
+  gda::cqe_t *cq = nullptr;
+  uint32_t ncqe = 0;  // power of two
+  uint32_t qpn = 0;
+  int pe = -1, peer = -1;  // owner and target, for reports
+  // Model state.
+  uint32_t consumer = 0;   // next WQEBB position to execute
+  uint32_t cq_pi = 0;      // next CQE position
+  bool error = false;      // the queue is in error: later entries are flushed
+  std::string error_line;  // the first error, one line
+};
+
+// Carries a request to the target's responder (in this process for tests, over the wire in the
+// transport) and returns its reply.
+using send_fn = reply_t (*)(void *ctx, int peer, const request_t &rq);
+
+// Executes what is posted on q (the doorbell record's producer, at most `max` entries): decodes
+// each entry, moves its local side through `local` (this PE's keys), sends the remote side
+// through `send`, and completes it (a CQE when signaled or failed). After the first failure the
+// queue is in error: that entry completes with its syndrome, q.error_line gets the one-line
+// report (PE, queue, position, field or syndrome), and every later entry completes flushed.
+// Returns the number of entries consumed.
+uint32_t progress(queue_t &q, const key_table &local, send_fn send, void *ctx, uint32_t max);
+
+}  // namespace xshmem::ibgda
+
+#endif  // XSHMEM_BACKENDS_IBGDA_NIC_MODEL_H
