@@ -606,7 +606,9 @@ int main() {
       uint8_t *xr = x[r % 2].data();
       stream_fill<<<64, 256, 0, st>>>(xr, kStreamBytes, me, r);
       xshmemx_barrier_all_on_stream(st);
-      stream_check<<<64, 256, 0, st>>>(xr, local.data(), kStreamBytes, gt::peer, r, r % 2 == 0);
+      // Through xshmem_ptr on even rounds where the peer is a load/store peer, else a get.
+      stream_check<<<64, 256, 0, st>>>(xr, local.data(), kStreamBytes, gt::peer, r,
+                                       r % 2 == 0 && gt::lsa_peer(gt::peer));
     }
     GT_CUDA(cudaStreamSynchronize(st));
     gt::barrier();

@@ -111,8 +111,9 @@ __global__ void ptr_store_kernel(uint32_t *sym, int me, int peer, bool peer_lsa,
   GT_CHECK(xshmem_ptr(private_buf, peer) == nullptr, i, 0,
            (long long)(uintptr_t)xshmem_ptr(private_buf, peer));
   GT_CHECK(xshmem_ptr(sym, -1) == nullptr, i, 0, 1);
-  if (i >= kN || remote == nullptr || self == nullptr) return;
-  remote[kAOff + i] = word_a(me, i);
+  if (i >= kN || self == nullptr) return;
+  // A only through a load/store peer's pointer; B, this PE's own words, always.
+  if (remote != nullptr) remote[kAOff + i] = word_a(me, i);
   self[kBOff + i] = word_b(me, i);
 }
 
