@@ -178,22 +178,24 @@ XSHMEM_HD_INLINE void *seg(void *wqe) {
   return static_cast<unsigned char *>(wqe) + K * kSegBytes;
 }
 
-// RDMA write of `bytes` from local [laddr, +bytes) (registered under lkey) to the peer's
-// [raddr, +bytes) (rkey). Returns ds.
-XSHMEM_HD_INLINE uint8_t build_write(void *wqe, const post_t &p, uint64_t raddr, uint32_t rkey,
-                                     uint64_t laddr, uint32_t lkey, uint32_t bytes) {
-  set_ctrl(static_cast<ctrl_seg_t *>(wqe), p, kOpRdmaWrite, 0, 3);
+// An RDMA write or read: ctrl | raddr | data. Returns ds.
+XSHMEM_HD_INLINE uint8_t build_rdma(void *wqe, const post_t &p, uint8_t opcode, uint64_t raddr,
+                                    uint32_t rkey, uint64_t laddr, uint32_t lkey, uint32_t bytes) {
+  set_ctrl(static_cast<ctrl_seg_t *>(wqe), p, opcode, 0, 3);
   set_raddr(static_cast<raddr_seg_t *>(seg<1>(wqe)), raddr, rkey);
   set_data(static_cast<data_seg_t *>(seg<2>(wqe)), bytes, lkey, laddr);
   return 3;
 }
+// RDMA write of `bytes` from local [laddr, +bytes) (registered under lkey) to the peer's
+// [raddr, +bytes) (rkey).
+XSHMEM_HD_INLINE uint8_t build_write(void *wqe, const post_t &p, uint64_t raddr, uint32_t rkey,
+                                     uint64_t laddr, uint32_t lkey, uint32_t bytes) {
+  return build_rdma(wqe, p, kOpRdmaWrite, raddr, rkey, laddr, lkey, bytes);
+}
 // RDMA read of `bytes` from the peer's [raddr, +bytes) into local [laddr, +bytes).
 XSHMEM_HD_INLINE uint8_t build_read(void *wqe, const post_t &p, uint64_t raddr, uint32_t rkey,
                                     uint64_t laddr, uint32_t lkey, uint32_t bytes) {
-  set_ctrl(static_cast<ctrl_seg_t *>(wqe), p, kOpRdmaRead, 0, 3);
-  set_raddr(static_cast<raddr_seg_t *>(seg<1>(wqe)), raddr, rkey);
-  set_data(static_cast<data_seg_t *>(seg<2>(wqe)), bytes, lkey, laddr);
-  return 3;
+  return build_rdma(wqe, p, kOpRdmaRead, raddr, rkey, laddr, lkey, bytes);
 }
 // The ds of an inline write of `bytes` (at most kMaxInline).
 XSHMEM_HD_INLINE uint8_t inline_ds(uint32_t bytes) {
