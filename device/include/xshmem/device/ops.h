@@ -101,17 +101,22 @@ __device__ __forceinline__ void mailbox_publish(device_error_t *e) {
 #endif
 
 #if defined(__CUDA_ARCH__)
-// Reports a device-side checked-mode violation (see device_error_t) and traps. Out of line: the
-// fast paths only carry the comparisons.
-__device__ __noinline__ inline void device_check_failed(device_error_t *e, int32_t code, int32_t op,
-                                                        int pe, const void *addr, size_t size,
-                                                        size_t align) {
+// Writes a report into the mailbox (the first of the PE wins); the caller then traps.
+__device__ __forceinline__ void mailbox_report(device_error_t *e, int32_t code, int32_t op, int pe,
+                                               const void *addr, size_t size, size_t align) {
   if (mailbox_claim(e, code, op, pe)) {
     e->addr = reinterpret_cast<uintptr_t>(addr);
     e->size = size;
     e->align = align;
     mailbox_publish(e);
   }
+}
+// Reports a device-side checked-mode violation (see device_error_t) and traps. Out of line: the
+// fast paths only carry the comparisons.
+__device__ __noinline__ inline void device_check_failed(device_error_t *e, int32_t code, int32_t op,
+                                                        int pe, const void *addr, size_t size,
+                                                        size_t align) {
+  mailbox_report(e, code, op, pe, addr, size, align);
   __trap();
 }
 #endif

@@ -183,17 +183,12 @@ XSHMEM_HD_INLINE void ring_check(const state_t &s, int32_t op, int pe, size_t nb
   if (st == XSHMEM_SUCCESS) return;
 #if defined(__CUDA_ARCH__)
   // The mailbox report of a device check (ops.h), the status in its `align` field; traps.
-  // Written here, not through device_check_failed: that call, on the PROXY branch of a group
-  // copy, slowed the LSA copy in the same loop (xshmem-perf dev.get_bw at 4 KiB, 64 KiB, 1 MiB on
-  // one H200, against the tree before the PROXY path: 0.95, 0.95, 0.91 with the call, 1.06, 1.06,
+  // Inline, not through device_check_failed: that call, on the PROXY branch of a group copy,
+  // slowed the LSA copy in the same loop (xshmem-perf dev.get_bw at 4 KiB, 64 KiB, 1 MiB on one
+  // H200, against the tree before the PROXY path: 0.95, 0.95, 0.91 with the call, 1.06, 1.06,
   // 1.08 with the report inline).
-  device_error_t *e = s.device_error;
-  if (mailbox_claim(e, kDevProxyFailed, op, pe)) {
-    e->addr = 0;
-    e->size = nbytes;
-    e->align = static_cast<size_t>(static_cast<int64_t>(st));
-    mailbox_publish(e);
-  }
+  mailbox_report(s.device_error, kDevProxyFailed, op, pe, nullptr, nbytes,
+                 static_cast<size_t>(static_cast<int64_t>(st)));
   __trap();
 #else
   (void)nbytes;
