@@ -50,6 +50,11 @@ bool fail(fault_t *f, const char *field, uint8_t syndrome, std::string detail) {
   return false;
 }
 
+// The WQEBB at position `pos` of a send queue of `nbb` WQEBBs.
+const uint8_t *wqebb(const void *sq, uint32_t nbb, uint32_t pos) {
+  return static_cast<const uint8_t *>(sq) + static_cast<size_t>(pos & (nbb - 1)) * g::kWqeBB;
+}
+
 // The fence, completion and solicited bits an entry may carry.
 constexpr uint8_t kKnownFlags = 0xE0 | 0x0C | g::kSolicited;
 
@@ -101,8 +106,7 @@ uint8_t key_table::check(uint32_t key, uint64_t addr, uint64_t len, uint32_t nee
 // ---- requester: decoding ------------------------------------------------------------------------
 
 bool decode(const void *sq, uint32_t nbb, uint32_t pos, uint32_t qpn, op_t *op, fault_t *f) {
-  const auto *bb =
-      static_cast<const uint8_t *>(sq) + static_cast<size_t>(pos & (nbb - 1)) * g::kWqeBB;
+  const uint8_t *bb = wqebb(sq, nbb, pos);
   g::ctrl_seg_t c;
   memcpy(&c, bb, sizeof c);
   *op = op_t{};
@@ -310,13 +314,9 @@ uint32_t progress(queue_t &q, const key_table &local, send_fn send, void *ctx, u
     op_t op;
     fault_t f;
     if (q.error) {
-      // Flushed: the entry's index from its control segment, whatever the rest holds.
+      // Flushed: the entry's opcode from its control segment, whatever the rest holds.
       g::ctrl_seg_t c;
-      memcpy(
-          &c,
-          static_cast<const uint8_t *>(q.sq) + static_cast<size_t>(pos & (q.nbb - 1)) * g::kWqeBB,
-          sizeof c);
-      op.index = g::ctrl_index(c);
+      memcpy(&c, wqebb(q.sq, q.nbb, pos), sizeof c);
       op.opcode = g::ctrl_opcode(c);
       complete(q, pos, op, g::kSynWrFlush);
     } else if (!decode(q.sq, q.nbb, pos, q.qpn, &op, &f)) {

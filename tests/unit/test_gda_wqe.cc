@@ -83,10 +83,6 @@ TEST_CASE("gda wqe: builders decode back, ds and guards", "[gda_wqe]") {
   for (int round = 0; round < 200; ++round) {
     const Fields f = draw(rng, round);
     const g::post_t p = post_of(f);
-    struct Case {
-      const char *name;
-      uint8_t opcode, ds;
-    };
     for (int kind = 0; kind < 5; ++kind) {
       Wqe w;
       uint8_t ds = 0, op = 0;
