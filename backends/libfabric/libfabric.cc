@@ -279,8 +279,9 @@ class MemAccess {
   // Copies n bytes between any two pointers of this process (host or, CUDA, device memory).
   virtual xshmem_status_t copy(void *lane, void *dst, const void *src, size_t n) = 0;
   // The atomic `op` on the aligned 4-byte (wide: 8-byte) word at p; *old gets the old value.
+  // src_pe: the PE it came from, for diagnostics.
   virtual xshmem_status_t amo(void *lane, void *p, bool wide, xshmem_amo_op_t op, uint64_t v,
-                              uint64_t cmp, uint64_t *old) = 0;
+                              uint64_t cmp, uint64_t *old, int src_pe) = 0;
   // Page-locks a host buffer for fast device copies (bounce and landing buffers).
   virtual void pin(void *, size_t) {}
   virtual void unpin(void *) {}
@@ -294,7 +295,7 @@ class HostAccess final : public MemAccess {
     return XSHMEM_SUCCESS;
   }
   xshmem_status_t amo(void *, void *p, bool wide, xshmem_amo_op_t op, uint64_t v, uint64_t cmp,
-                      uint64_t *old) override {
+                      uint64_t *old, int) override {
     bool ok = true;
     if (wide)
       *old = apply_one(static_cast<uint64_t *>(p), op, v, cmp, &ok);
@@ -326,6 +327,14 @@ class CudaAccess final : public MemAccess {
     std::unique_ptr<CudaAccess> a(new CudaAccess());
     a->base_ = base;
     a->size_ = size;
+    if (XSHMEM_SERVICES_HAS(svc, heap_amo)) {
+      a->svc_heap_amo_ = svc->heap_amo;
+    } else {
+      XSHMEM_PLOG(svc, XSHMEM_LOG_WARN, kName,
+                  "the core has no heap_amo service (older than services 1.3): peers' atomics on "
+                  "the GPU heap are copied out, updated and copied back, which is not atomic "
+                  "with respect to GPU atomics on the same word");
+    }
     if (!XSHMEM_SERVICES_HAS(svc, cuda_driver_proc)) {
       XSHMEM_PLOG(svc, XSHMEM_LOG_ERROR, kName,
                   "the GPU heap needs the CUDA driver, but the core has no cuda_driver_proc "
@@ -395,18 +404,19 @@ class CudaAccess final : public MemAccess {
     if (!r) r = StreamSynchronize(s);
     return r ? XSHMEM_ERR_IO : XSHMEM_SUCCESS;
   }
-  // Word out, modified on the CPU, back: atomic with respect to every other atomic this PE's
-  // progress thread executes (it is the only executor of NIC-path atomics), not with respect to
-  // GPU atomics of kernels or NVLink peers on the same word (docs/semantics.md).
+  // With the core's heap_amo (services 1.3): the GPU's own atomic instructions, so atomic with
+  // respect to kernels' and NVLink peers' atomics on the word. An older core: word out, modified
+  // on the CPU, back, atomic only among the atomics this progress thread executes.
   xshmem_status_t amo(void *lane, void *p, bool wide, xshmem_amo_op_t op, uint64_t v, uint64_t cmp,
-                      uint64_t *old) override {
+                      uint64_t *old, int src_pe) override {
+    if (svc_heap_amo_) return svc_heap_amo_(p, wide ? 8 : 4, op, v, cmp, old, src_pe);
     const size_t w = wide ? 8 : 4;
     uint64_t word = 0;
     xshmem_status_t st = copy(lane, &word, p, w);
     if (st) return st;
     uint64_t before = word;
     HostAccess host;
-    st = host.amo(nullptr, &word, wide, op, v, cmp, old);
+    st = host.amo(nullptr, &word, wide, op, v, cmp, old, src_pe);
     if (st) return st;
     if (word != before) st = copy(lane, p, &word, w);
     return st;
@@ -437,6 +447,7 @@ class CudaAccess final : public MemAccess {
   }
   const char *base_ = nullptr;
   size_t size_ = 0;
+  decltype(xshmem_core_services_v1_t::heap_amo) svc_heap_amo_ = nullptr;
   CUdevice dev_ = 0;
   CUcontext ctx_ = nullptr;
   bool retained_ = false;
@@ -1227,7 +1238,8 @@ xshmem_status_t apply_amo(Ctx *c, const AmReq &q, uint64_t *out) {
     return XSHMEM_ERR_UNSUPPORTED;
   if (!committed(c, q.offset, w) || q.offset % w) return XSHMEM_ERR_INVALID;
   return c->access->amo(c->serve_lane, c->heap_base + q.offset, wide,
-                        static_cast<xshmem_amo_op_t>(q.op), q.operand, q.compare, out);
+                        static_cast<xshmem_amo_op_t>(q.op), q.operand, q.compare, out,
+                        static_cast<int>(q.src_pe));
 }
 
 xshmem_status_t amo_locked(Ctx *c, Channel *ch, int pe, uint64_t off, xshmem_amo_op_t op,

@@ -24,6 +24,7 @@
 #include "checks.h"
 #include "config.h"
 #include "cuda/cuda_rt.h"
+#include "cuda/device_ops.h"
 #include "device_api.h"
 #include "heap.h"
 #include "log.h"
@@ -94,6 +95,10 @@ xshmem_status_t svc_node_fd_exchange(int my_fd, int *peer_fds) {
 void *svc_cuda_driver_proc(const char *symbol) {
   return cuda::driver_proc(symbol);
 }
+xshmem_status_t svc_heap_amo(void *addr, uint32_t width, xshmem_amo_op_t op, uint64_t operand,
+                             uint64_t compare, uint64_t *old, int src_pe) {
+  return gpu::heap_amo(addr, width, static_cast<int>(op), operand, compare, old, src_pe);
+}
 
 }  // namespace
 
@@ -111,5 +116,6 @@ const xshmem_core_services_v1_t g_services = {
     svc_node_fd_exchange,
     svc_fatal,
     svc_cuda_driver_proc,
+    svc_heap_amo,
 };
 }  // namespace xshmem::core

@@ -174,7 +174,8 @@ xshmem_core_services_v1_t fake_services_table() {
           svc_barrier,
           svc_node_fd_exchange,
           svc_fatal,
-          nullptr /* cuda_driver_proc */};
+          nullptr /* cuda_driver_proc */,
+          nullptr /* heap_amo */};
 }
 
 const xshmem_core_services_v1_t *fake_services(const FakeServicesOptions &options) {

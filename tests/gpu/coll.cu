@@ -1,8 +1,9 @@
 // GPU conformance: COLL-01 (barrier, no early exit) and COLL-02 (sync variants). Every adder
-// adds 1 to its PE's counter on PE 0 (one word per source PE: a word's atomics stay on one path,
-// docs/semantics.md "Atomicity across paths"), then its group barriers; after the barrier every
-// PE reads every counter and must see adders x iteration in each; a second barrier keeps the
-// next round's adds out of this round's reads. 1000 iterations (100 where PEs share a GPU). Adders:
+// of every PE adds 1 to one counter on PE 0 (PE 0's adds are its own GPU atomics, a PROXY peer's
+// are applied by PE 0's transport: docs/semantics.md "Atomicity across paths"), then its group
+// barriers; after the barrier every PE reads the counter and must see npes x adders x iteration,
+// and the word after it (a guard) still 0; a second barrier keeps the next round's adds out of
+// this round's reads. 1000 iterations (100 where PEs share a GPU). Adders:
 // one thread (T), every thread of a warp (W), every thread of a (3D) block (B), so the group forms
 // must complete the AMOs of every member, not only of the thread that runs the dissemination.
 // COLL-02: each adder quiets (sync does not complete remote updates), then the group calls
@@ -27,7 +28,7 @@ __global__ void coll_kernel(uint64_t *counter, int kind, int npes, int iters) {
   const int me = xshmem_my_pe();
   for (int it = 1; it <= iters; ++it) {
     if (tid < adders) {
-      xshmem_uint64_atomic_add(counter + me, 1, 0);
+      xshmem_uint64_atomic_add(counter, 1, 0);
       if (sync) xshmem_quiet();
     }
     for (int round = 0; round < 2; ++round) {
@@ -53,18 +54,18 @@ __global__ void coll_kernel(uint64_t *counter, int kind, int npes, int iters) {
       }
       __syncthreads();
       if (round == 0 && tid == 0) {
-        const uint64_t want = uint64_t(adders) * it;
-        for (int k = 0; k < npes; ++k) {
-          uint64_t v = xshmem_uint64_atomic_fetch(counter + k, 0);
-          GT_CHECK(v == want, it * 1000LL + k, want, v);
-        }
+        const uint64_t want = uint64_t(adders) * npes * it;
+        const uint64_t v = xshmem_uint64_atomic_fetch(counter, 0);
+        GT_CHECK(v == want, it * 1000LL + me, want, v);
+        const uint64_t guard = xshmem_uint64_atomic_fetch(counter + 1, 0);
+        GT_CHECK(guard == 0, it * 1000LL + 1, 0, guard);
       }
     }
   }
 }
 
 void device_barrier(uint64_t *counter, int kind) {
-  GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t) * gt::npes));
+  GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t) * 2));
   gt::barrier();
   dim3 block = kind == 2 || kind == 5 ? dim3(8, 4, 3) : dim3(64);
   int npes = gt::npes, iters = gt::scaled(kIters);  // two barriers (round trips) per iteration
@@ -77,7 +78,7 @@ void device_barrier(uint64_t *counter, int kind) {
 // xshmemx_collective_launch refuses a grid one block larger than what fits at once, and
 // launches one that fits.
 void collective_launch_limits(uint64_t *counter) {
-  GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t) * gt::npes));
+  GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t) * 2));
   const int fit = gt::max_resident_blocks(coll_kernel, 64);
   int kind = 0, npes = gt::npes, iters = 1;
   void *args[] = {&counter, &kind, &npes, &iters};
@@ -88,24 +89,25 @@ void collective_launch_limits(uint64_t *counter) {
 }
 
 void host_barrier(uint64_t *counter, bool on_stream) {
-  GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t) * gt::npes));
+  GT_CUDA(cudaMemset(counter, 0, sizeof(uint64_t) * 2));
   gt::barrier();
   cudaStream_t s;
   GT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   // On a stream each barrier is a kernel that waits for the other PE's (a round trip).
   const int iters = on_stream ? gt::scaled(kIters) : kIters / 4;
   for (int it = 1; it <= iters; ++it) {
-    xshmem_uint64_atomic_add(counter + gt::me, 1, 0);
+    xshmem_uint64_atomic_add(counter, 1, 0);
     if (on_stream) {
       xshmemx_barrier_all_on_stream(s);
       GT_CUDA(cudaStreamSynchronize(s));
     } else {
       xshmem_barrier_all();
     }
-    for (int k = 0; k < gt::npes; ++k) {
-      uint64_t v = xshmem_uint64_atomic_fetch(counter + k, 0);
-      GT_CHECK(v == uint64_t(it), it * 1000LL + k, it, v);
-    }
+    const uint64_t want = uint64_t(gt::npes) * it;
+    const uint64_t v = xshmem_uint64_atomic_fetch(counter, 0);
+    GT_CHECK(v == want, it * 1000LL + gt::me, want, v);
+    const uint64_t guard = xshmem_uint64_atomic_fetch(counter + 1, 0);
+    GT_CHECK(guard == 0, it * 1000LL + 1, 0, guard);
     xshmem_sync_all();
   }
   GT_CUDA(cudaStreamDestroy(s));
@@ -115,7 +117,8 @@ void host_barrier(uint64_t *counter, bool on_stream) {
 
 int main() {
   gt::start("gpu_coll");
-  auto *counter = static_cast<uint64_t *>(xshmem_malloc(sizeof(uint64_t) * gt::npes));
+  // counter[0]: the counter; counter[1]: a guard word.
+  auto *counter = static_cast<uint64_t *>(xshmem_malloc(sizeof(uint64_t) * 2));
   if (counter == nullptr) return 1;
   const char *device_cases[] = {"COLL-01 barrier_all x%d T",
                                 "COLL-01 barrier_all_warp, 32 adders x%d W",

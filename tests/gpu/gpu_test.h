@@ -104,6 +104,16 @@ inline int scaled(int n, int div = 10, int at_least = 1) {
 inline int narrowed(int n, int div) {
   return gpu_sharers > 1 ? (n / div > 0 ? n / div : 1) : n;
 }
+// A kernel's width where PEs share a GPU and a proxy transport serves them (proxy_div > 1): every
+// proxy request of a grid storm waits for the one proxy thread and the GPU's time slices, so a
+// full-width grid's last requests wait past XSHMEM_WAIT_TIMEOUT. n / div (at least 1) there, else
+// n.
+inline bool proxy_shared() {
+  return gpu_sharers > 1 && proxy_div > 1;
+}
+inline int proxy_narrowed(int n, int div) {
+  return proxy_shared() ? (n / div > 0 ? n / div : 1) : n;
+}
 
 __device__ __noinline__ void record(int line, long long index, long long expected, long long seen) {
   unsigned long long old = atomicAdd(&d_fail.count, 1ull);
@@ -199,6 +209,11 @@ struct Summary {
   int cases = 0, failed = 0;
 };
 inline Summary summary;
+
+// A case not run here, with the reason (PE 0 prints one SKIP line; every PE calls it).
+inline void skip(const char *label, const char *why) {
+  if (me == 0) printf("SKIP %-44s %s\n", label, why);
+}
 
 // Runs one case: body() launches kernels and/or host calls; afterwards every PE reports its
 // failure record, and PE 0 prints the case's line. `label` is the conformance id and column.

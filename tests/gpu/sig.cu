@@ -423,9 +423,12 @@ struct S4Shape {
 };
 // kops: put_signals per group, each a blocking operation or nbi + quiet, so over a proxy transport
 // where PEs share a GPU a round trip each (the root's waiter keeps its kernel running):
-// gt::scaled(kops, 1) there, at least 4 (the forms rotate by 3).
+// gt::scaled(kops, 1) there, at least 4 (the forms rotate by 3), and the thread form's blocks
+// are 16 threads wide instead of 128 (gt::proxy_narrowed: the root's waiter polls for the total
+// for kTimeoutNs, and 256 groups of round trips through one proxy thread take longer).
 S4Shape s4_shape(scope_t s) {
-  S4Shape sh = s == kThread ? S4Shape{2, dim3(128), 256, 8, 30}
+  const int tw = gt::proxy_narrowed(128, 8);
+  S4Shape sh = s == kThread ? S4Shape{2, dim3(tw), 2 * tw, 8, 30}
                : s == kWarp ? S4Shape{2, dim3(128), 8, 64, 60}
                             : S4Shape{8, dim3(16, 4, 2), 8, 256, 60};
   sh.kops = gt::scaled(sh.kops, 1, 4);

@@ -10,6 +10,7 @@
 // Then every thread quiets. The host model replays the same hash: after a barrier each PE checks
 // every slot of every source (the payload where a put landed, its own guard pattern everywhere
 // else) and the 64 counters' totals. The kernel does not wait, so the grid may exceed one wave.
+// Where PEs share a GPU over a proxy transport the grid is 12 blocks (gt::proxy_narrowed).
 #include <vector>
 
 #include "gpu_test.h"
@@ -27,8 +28,11 @@ constexpr int kSaltPayload = 61, kSaltRo = 62, kSaltGuard = 63;
 
 using gt::mix;
 
-__host__ __device__ inline unsigned units_of(scope_t sc) {
-  return sc == kThread ? kBlocks * kThreads : sc == kWarp ? kBlocks * (kThreads / 32) : kBlocks;
+// The grid's blocks: kBlocks, or gt::proxy_narrowed(kBlocks, 32) where PEs share a GPU over a
+// proxy transport (main sets it before the first case; the kernels get it from gridDim).
+unsigned g_blocks = kBlocks;
+__host__ __device__ inline unsigned units_of(scope_t sc, unsigned blocks) {
+  return sc == kThread ? blocks * kThreads : sc == kWarp ? blocks * (kThreads / 32) : blocks;
 }
 __host__ __device__ inline int rounds_of(scope_t sc) {
   return sc == kThread ? 4 : 8;
@@ -75,7 +79,7 @@ __global__ void storm_kernel(area_t a, scope_t sc, uint64_t seed, int me, int n)
   const unsigned size = sc == kThread ? 1 : sc == kWarp ? 32 : blockDim.x;
   const int R = rounds_of(sc);
   const size_t S = slot_of(sc);
-  const unsigned units = units_of(sc);
+  const unsigned units = units_of(sc, gridDim.x);
   uint8_t *got = a.got + size_t(u) * S;
   for (int r = 0; r < R; ++r) {
     const op_t op = op_of(seed, me, u, r, n, S);
@@ -135,10 +139,9 @@ __global__ void storm_kernel(area_t a, scope_t sc, uint64_t seed, int me, int n)
 
 // Every byte of every source's slots: payload where the model put, this PE's guard elsewhere.
 __global__ void verify_kernel(const uint8_t *inbox, const uint64_t *ctr, const uint64_t *total,
-                              scope_t sc, uint64_t seed, int me, int n) {
+                              scope_t sc, unsigned units, uint64_t seed, int me, int n) {
   const int R = rounds_of(sc);
   const size_t S = slot_of(sc);
-  const unsigned units = units_of(sc);
   const size_t per_source = size_t(units) * R * S;
   for (size_t x = blockIdx.x * size_t(blockDim.x) + threadIdx.x; x < per_source * n;
        x += size_t(gridDim.x) * blockDim.x) {
@@ -158,7 +161,7 @@ __global__ void verify_kernel(const uint8_t *inbox, const uint64_t *ctr, const u
 void storm(scope_t sc) {
   const int n = gt::npes, R = rounds_of(sc);
   const size_t S = slot_of(sc);
-  const unsigned units = units_of(sc);
+  const unsigned units = units_of(sc, g_blocks);
   const size_t per_source = size_t(units) * R * S;
   area_t a{};
   a.inbox = static_cast<uint8_t *>(xshmem_malloc(per_source * n));
@@ -196,9 +199,9 @@ void storm(scope_t sc) {
     gt::fill(a.inbox, per_source * n, gt::me, kSaltGuard);
     GT_CUDA(cudaMemset(a.ctr, 0, kCounters * sizeof(uint64_t)));
     gt::barrier();
-    storm_kernel<<<kBlocks, kThreads>>>(a, sc, seed, gt::me, n);
+    storm_kernel<<<g_blocks, kThreads>>>(a, sc, seed, gt::me, n);
     gt::barrier();
-    verify_kernel<<<264, 256>>>(a.inbox, a.ctr, total, sc, seed, gt::me, n);
+    verify_kernel<<<264, 256>>>(a.inbox, a.ctr, total, sc, units, seed, gt::me, n);
     gt::device_sync("STR-07 verify");
   }
   xshmem_barrier_all();
@@ -214,9 +217,10 @@ void storm(scope_t sc) {
 
 int main() {
   gt::start("gpu_stress");
+  g_blocks = static_cast<unsigned>(gt::proxy_narrowed(kBlocks, 32));
   for (scope_t sc : {kThread, kWarp, kBlock}) {
     char label[96];
-    snprintf(label, sizeof label, "STR-07 grid storm %ux%u, model check %s", kBlocks, kThreads,
+    snprintf(label, sizeof label, "STR-07 grid storm %ux%u, model check %s", g_blocks, kThreads,
              kScopeName[sc]);
     gt::run(label, [&] { storm(sc); });
   }

@@ -99,6 +99,11 @@ constexpr int kRot = 256;  // rotating counters at every PE
 int ham_iters(int n) {
   return n <= 2 ? 32 : std::max(8, 64 / n);
 }
+// Where PEs share a GPU over a proxy transport every remote atomic waits for the one proxy thread
+// and the GPU's time slices: 4 blocks and 8 iterations there (gt::proxy_narrowed, gt::scaled).
+unsigned ham_blocks() {
+  return static_cast<unsigned>(gt::proxy_narrowed(kHamBlocks, 16));
+}
 
 struct ham_t {
   uint64_t *w;            // symmetric: [0] ticket, [1] add total, [2] inc total, [3] cswap total
@@ -181,8 +186,8 @@ __global__ void ham_kernel(ham_t a, uint64_t seed, int me, int n) {
 }
 
 void amo_hammer() {
-  const int n = gt::npes, me = gt::me, iters = ham_iters(n);
-  const unsigned threads = kHamBlocks * kHamThreads;
+  const int n = gt::npes, me = gt::me, iters = gt::scaled(ham_iters(n), 1, 8);
+  const unsigned blocks = ham_blocks(), threads = blocks * kHamThreads;
   const uint64_t seed = mix(g_seed, 0x501);
   // The model: every PE's contributions.
   uint64_t T = 0, w1 = 0, w2 = 0, w3 = 0;
@@ -220,7 +225,7 @@ void amo_hammer() {
     printf("     STR-01: %d PEs x %u threads x %d iterations, %llu tickets\n", n, threads, iters,
            (unsigned long long)T);
   gt::barrier();
-  ham_kernel<<<kHamBlocks, kHamThreads>>>(a, seed, me, n);
+  ham_kernel<<<blocks, kHamThreads>>>(a, seed, me, n);
   gt::barrier();
   // Totals (PE 0's words; zero elsewhere), the bitmap, the rotating counters.
   uint64_t hw[4];
@@ -368,7 +373,9 @@ __global__ void storm2_verify(storm_t a, scope_t sc, uint64_t seed, int me, int 
 void alltoall_storm(scope_t sc) {
   const int n = gt::npes, R = storm_rounds(sc);
   const size_t S = storm_slot(sc);
-  const unsigned units = units_for(sc, kStormBlocks, kStormThreads);
+  // 4 blocks where PEs share a GPU over a proxy transport (gt::proxy_narrowed).
+  const unsigned blocks = static_cast<unsigned>(gt::proxy_narrowed(kStormBlocks, 8));
+  const unsigned units = units_for(sc, blocks, kStormThreads);
   const size_t slots = size_t(n) * units * R;
   gt::Guarded inbox = sym_guarded(slots * S), sig = sym_guarded(size_t(n) * units * 8),
               cks = sym_guarded(slots * 8);
@@ -386,7 +393,7 @@ void alltoall_storm(scope_t sc) {
     GT_CUDA(cudaMemset(sig.data(), 0, sig.n));
     GT_CUDA(cudaMemset(cks.data(), 0, cks.n));
     gt::barrier();
-    storm2_kernel<<<kStormBlocks, kStormThreads>>>(a, sc, seed, gt::me, n);
+    storm2_kernel<<<blocks, kStormThreads>>>(a, sc, seed, gt::me, n);
     gt::barrier();
     storm2_verify<<<264, 256>>>(a, sc, seed, gt::me, n);
     gt::device_sync("STR-02 verify");
@@ -586,7 +593,9 @@ __global__ void rom_check(rom_t a, scope_t sc, int me, int other) {
 void random_ops(scope_t sc) {
   const int n = gt::npes, me = gt::me;
   const uint64_t seed = mix(g_seed, 0x503, sc);
-  const unsigned units = units_for(sc, kRomBlocks, kRomThreads);
+  // 4 blocks where PEs share a GPU over a proxy transport (gt::proxy_narrowed).
+  const unsigned blocks = static_cast<unsigned>(gt::proxy_narrowed(kRomBlocks, 8));
+  const unsigned units = units_for(sc, blocks, kRomThreads);
   gt::Guarded mem = sym_guarded(kCells * sizeof(uint64_t));
   gt::arm(mem, 31);
   GT_CUDA(cudaMemset(mem.data(), 0, mem.n));
@@ -645,10 +654,10 @@ void random_ops(scope_t sc) {
     GT_CUDA(
         cudaMemcpy(dmodel, model.data(), model.size() * sizeof(uint64_t), cudaMemcpyHostToDevice));
     gt::barrier();  // every PE checked the previous epoch before anyone writes again
-    rom_kernel<<<kRomBlocks, kRomThreads>>>(a, sc, seed, e);
+    rom_kernel<<<blocks, kRomThreads>>>(a, sc, seed, e);
     gt::barrier();
     const int other = static_cast<int>(mix(seed, e, me, 0x9) % uint64_t(n));
-    rom_check<<<kRomBlocks, kRomThreads>>>(a, sc, me, other);
+    rom_check<<<blocks, kRomThreads>>>(a, sc, me, other);
     gt::device_sync("STR-03 check");
     // The host model against this PE's memory.
     GT_CUDA(cudaMemcpy(host.data(), mem.data(), mem.n, cudaMemcpyDeviceToHost));
@@ -753,7 +762,9 @@ __global__ void flood_final(const uint64_t *sig, uint64_t total) {
 void signal_flood(scope_t sc) {
   const int n = gt::npes, me = gt::me, M = flood_msgs(sc);
   const size_t S = flood_slot(sc);
-  const unsigned units = units_for(sc, kFloodBlocks, kFloodThreads);
+  // 8 blocks where PEs share a GPU over a proxy transport (gt::proxy_narrowed).
+  const unsigned blocks = static_cast<unsigned>(gt::proxy_narrowed(kFloodBlocks, 8));
+  const unsigned units = units_for(sc, blocks, kFloodThreads);
   const size_t per_src = size_t(units) * M * S;
   gt::Guarded slots = sym_guarded(per_src * n), sig = sym_guarded(sizeof(uint64_t));
   uint8_t *src;
@@ -774,7 +785,7 @@ void signal_flood(scope_t sc) {
     gt::arm(sig, 45 + pass);
     GT_CUDA(cudaMemset(sig.data(), 0, sizeof(uint64_t)));
     gt::barrier();
-    flood_send<<<kFloodBlocks, kFloodThreads>>>(a, sc, seed, me, root);
+    flood_send<<<blocks, kFloodThreads>>>(a, sc, seed, me, root);
     flood_check<<<1, 1024>>>(a, sc, me, n, me == root, total);
     gt::barrier();
     flood_final<<<1, 1>>>(a.sig, me == root ? total : 0);

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "../heap.h"
+#include "../log.h"
 #include "../runtime.h"
 #include "cuda_rt.h"
 #include "device_ops.h"
@@ -110,4 +111,14 @@ int coll_move(int, int, void *, const void *, size_t, size_t, ptrdiff_t, ptrdiff
 int reduce(int, int, int, void *, const void *, size_t, void *) {
   no_gpu("gpu::reduce");
 }
+xshmem_status_t heap_amo(void *, uint32_t, int, uint64_t, uint64_t, uint64_t *, int src_pe) {
+  XLOG_ERROR("gpu",
+             "heap_amo: an atomic from pe %d on pe %d refused: this PE's heap is not GPU memory",
+             src_pe, state().my_pe);
+  return XSHMEM_ERR_INVALID;
+}
+Status heap_amo_open() {
+  return XSHMEM_ERR_UNSUPPORTED;
+}
+void heap_amo_close() {}
 }  // namespace xshmem::core::gpu

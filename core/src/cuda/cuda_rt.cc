@@ -428,6 +428,11 @@ Status open(int device) {
     g_gpu.stream = nullptr;
     return XSHMEM_ERR_IO;
   }
+  if (Status st = core::gpu::heap_amo_open(); !st.ok()) {
+    (void)cudaStreamDestroy(g_gpu.stream);
+    g_gpu.stream = nullptr;
+    return st;
+  }
   // The device-check mailbox: host memory the GPU writes into (mapped; same address under UVA).
   void *mb = nullptr;
   if (cudaError_t e = cudaHostAlloc(&mb, sizeof(dev::device_error_t),
@@ -435,6 +440,7 @@ Status open(int device) {
       e != cudaSuccess) {
     XLOG_ERROR(kSubsys, "cannot allocate the device-check mailbox: %s",
                rt_error("cudaHostAlloc", e).c_str());
+    core::gpu::heap_amo_close();
     (void)cudaStreamDestroy(g_gpu.stream);
     g_gpu.stream = nullptr;
     return XSHMEM_ERR_NOMEM;
@@ -453,6 +459,7 @@ void close() {
   if (g_gpu.device < 0) return;
   stop_watchdog();
   (void)cudaSetDevice(g_gpu.device);
+  core::gpu::heap_amo_close();
   if (g_gpu.stream) {
     (void)cudaStreamSynchronize(g_gpu.stream);
     (void)cudaStreamDestroy(g_gpu.stream);

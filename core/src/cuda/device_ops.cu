@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
@@ -21,6 +22,7 @@
 #include <xshmem/xshmemx.h>
 
 #include "../checks.h"
+#include "../log.h"
 #include "../path_state.h"
 #include "../runtime.h"
 
@@ -99,6 +101,42 @@ __global__ void amo_kernel(const dev::state_t *ds, dev::amo_op op, unsigned widt
     old = run_amo<uint64_t>(s, op, static_cast<uint64_t *>(dest), value, cond, pe);
   }
   s.internal->host_result = old;
+}
+
+// The services table's heap_amo (services_v1.h): one atomic on a word of this PE's GPU heap, with
+// the GPU's atomic instructions, for a transport's progress thread that executes peers' atomics.
+// The old value goes to pinned host memory (`out`, mapped).
+template <typename T>
+__device__ uint64_t heap_amo_word(int op, T *p, T v, T cmp) {
+  switch (op) {
+    case XSHMEM_AMO_FETCH:
+      return dev::lsa::fetch(p);
+    case XSHMEM_AMO_SET:
+      dev::lsa::set(p, v);
+      return 0;
+    case XSHMEM_AMO_SWAP:
+      return dev::lsa::swap(p, v);
+    case XSHMEM_AMO_COMPARE_SWAP:
+      return dev::lsa::compare_swap(p, cmp, v);
+    case XSHMEM_AMO_ADD:
+    case XSHMEM_AMO_FETCH_ADD:
+      return dev::lsa::fetch_add(p, v);
+    case XSHMEM_AMO_AND:
+    case XSHMEM_AMO_FETCH_AND:
+      return dev::lsa::fetch_and(p, v);
+    case XSHMEM_AMO_OR:
+    case XSHMEM_AMO_FETCH_OR:
+      return dev::lsa::fetch_or(p, v);
+    default:
+      return dev::lsa::fetch_xor(p, v);
+  }
+}
+
+__global__ void heap_amo_kernel(int op, bool wide, void *p, uint64_t v, uint64_t cmp,
+                                volatile uint64_t *out) {
+  *out = wide ? heap_amo_word<uint64_t>(op, static_cast<uint64_t *>(p), v, cmp)
+              : heap_amo_word<uint32_t>(op, static_cast<uint32_t *>(p), static_cast<uint32_t>(v),
+                                        static_cast<uint32_t>(cmp));
 }
 
 __global__ void signal_kernel(const dev::state_t *ds, uint64_t *sig_addr, uint64_t signal,
@@ -397,6 +435,104 @@ int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n
   return static_cast<int>(static_cast<int64_t>(rc));
 }
 
+namespace {
+// heap_amo's own stream and result word: not the internal stream, which the host API's kernels
+// (a barrier waiting for this very atomic) may hold.
+struct HeapAmo {
+  std::mutex mu;
+  cudaStream_t stream = nullptr;
+  uint64_t *result = nullptr;  // pinned, mapped
+};
+HeapAmo g_heap_amo;
+// How long heap_amo waits for its kernel before it stops the job (XSHMEM_WAIT_TIMEOUT when
+// longer): a one-thread kernel takes microseconds, a time slice of another process milliseconds.
+constexpr uint64_t kHeapAmoDeadlineNs = 30ull * 1000 * 1000 * 1000;
+}  // namespace
+
+Status heap_amo_open() {
+  std::lock_guard<std::mutex> lock(g_heap_amo.mu);
+  if (g_heap_amo.stream != nullptr) return XSHMEM_SUCCESS;
+  if (cudaError_t e = cudaStreamCreateWithFlags(&g_heap_amo.stream, cudaStreamNonBlocking);
+      e != cudaSuccess) {
+    XLOG_ERROR(kSubsys, "cannot create the stream of the transports' atomics: %s (%s)",
+               cudaGetErrorString(e), cudaGetErrorName(e));
+    g_heap_amo.stream = nullptr;
+    return XSHMEM_ERR_IO;
+  }
+  void *h = nullptr;
+  if (cudaError_t e = cudaHostAlloc(&h, sizeof(uint64_t), cudaHostAllocMapped | cudaHostAllocPortable);
+      e != cudaSuccess) {
+    XLOG_ERROR(kSubsys, "cannot allocate the result word of the transports' atomics: %s (%s)",
+               cudaGetErrorString(e), cudaGetErrorName(e));
+    (void)cudaStreamDestroy(g_heap_amo.stream);
+    g_heap_amo.stream = nullptr;
+    return XSHMEM_ERR_NOMEM;
+  }
+  g_heap_amo.result = static_cast<uint64_t *>(h);
+  return XSHMEM_SUCCESS;
+}
+
+void heap_amo_close() {
+  std::lock_guard<std::mutex> lock(g_heap_amo.mu);
+  if (g_heap_amo.stream != nullptr) {
+    (void)cudaStreamSynchronize(g_heap_amo.stream);
+    (void)cudaStreamDestroy(g_heap_amo.stream);
+  }
+  if (g_heap_amo.result != nullptr) (void)cudaFreeHost(g_heap_amo.result);
+  g_heap_amo.stream = nullptr;
+  g_heap_amo.result = nullptr;
+}
+
+xshmem_status_t heap_amo(void *addr, uint32_t width, int op, uint64_t operand, uint64_t compare,
+                         uint64_t *old, int src_pe) {
+  const dev::state_t &s = state();
+  const int me = s.my_pe;
+  const bool wide = width == 8;
+  const char *why = !heap_on_device()                                ? "this PE's heap is not GPU memory"
+                    : width != 4 && width != 8                       ? "width is not 4 or 8"
+                    : op < XSHMEM_AMO_FETCH || op > XSHMEM_AMO_FETCH_XOR ? "op is not an xshmem_amo_op_t"
+                    : !dev::in_heap(s, addr, width)                  ? "addr is outside this PE's heap"
+                    : reinterpret_cast<uintptr_t>(addr) % width != 0 ? "addr is not aligned to width"
+                                                                     : nullptr;
+  if (why != nullptr) {
+    XLOG_ERROR(kSubsys, "heap_amo: an atomic from pe %d on pe %d refused: %s (addr %p, width %u, op %d)",
+               src_pe, me, why, addr, width, op);
+    return XSHMEM_ERR_INVALID;
+  }
+  std::lock_guard<std::mutex> lock(g_heap_amo.mu);
+  if (g_heap_amo.stream == nullptr) return XSHMEM_ERR_INVALID;  // closed
+  thread_local int bound = -1;
+  if (bound != cuda_device()) {
+    check("cudaSetDevice (transport atomic)", cudaSetDevice(cuda_device()));
+    bound = cuda_device();
+  }
+  heap_amo_kernel<<<1, 1, 0, g_heap_amo.stream>>>(op, wide, addr, operand, compare,
+                                                   g_heap_amo.result);
+  launched("transport atomic kernel launch");
+  const uint64_t limit = std::max<uint64_t>(kHeapAmoDeadlineNs, s.wait_timeout_ns);
+  const auto start = std::chrono::steady_clock::now();
+  for (unsigned spins = 0;; ++spins) {
+    const cudaError_t e = cudaStreamQuery(g_heap_amo.stream);
+    if (e == cudaSuccess) break;
+    if (e != cudaErrorNotReady) fail("transport atomic kernel", e);
+    if (spins < 256) continue;
+    const auto waited = std::chrono::steady_clock::now() - start;
+    if (static_cast<uint64_t>(std::chrono::nanoseconds(waited).count()) > limit) {
+      char msg[320];
+      snprintf(msg, sizeof msg,
+               "heap_amo: the kernel that applies an atomic from pe %d to pe %d's GPU heap has "
+               "not run in %.0f s: kernels of pe %d hold every SM of gpu %d (does one wait for "
+               "this atomic?)",
+               src_pe, me, limit / 1e9, me, cuda_device());
+      fatal(1, kSubsys, msg);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(spins < 4096 ? 1 : 50));
+  }
+  const uint64_t v = *static_cast<volatile uint64_t *>(g_heap_amo.result);
+  if (old != nullptr) *old = wide ? v : static_cast<uint32_t>(v);
+  return XSHMEM_SUCCESS;
+}
+
 int load_kernels(const char **failed) {
   // cudaFuncGetAttributes loads the kernel (the documented way to preload under lazy loading).
   struct {
@@ -413,6 +549,7 @@ int load_kernels(const char **failed) {
       {reinterpret_cast<const void *>(&reduce_kernel), "reduce_kernel"},
       {reinterpret_cast<const void *>(&reduce_phase_kernel), "reduce_phase_kernel"},
       {reinterpret_cast<const void *>(&coll_move_kernel), "coll_move_kernel"},
+      {reinterpret_cast<const void *>(&heap_amo_kernel), "heap_amo_kernel"},
   };
   for (const auto &k : kernels) {
     cudaFuncAttributes attr{};

@@ -78,6 +78,17 @@ int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n
 // there is no device state.
 bool state_image(dev::state_t *out);
 
+// The services table's heap_amo (services_v1.h): atomic `op` (xshmem_amo_op_t) on the `width`-byte
+// word at `addr` of this PE's GPU heap, by a one-thread kernel on a stream of its own, waited for;
+// the old value in *old. XSHMEM_ERR_INVALID (logged, naming src_pe) for a host heap or an address,
+// width or op out of range. Stops the job when the kernel fails or has not run within 30 s
+// (XSHMEM_WAIT_TIMEOUT when longer). heap_amo_open (at cuda::open) creates its stream and
+// result word, heap_amo_close (at cuda::close, after the transports have stopped) frees them.
+xshmem_status_t heap_amo(void *addr, uint32_t width, int op, uint64_t operand, uint64_t compare,
+                         uint64_t *old, int src_pe);
+Status heap_amo_open();
+void heap_amo_close();
+
 // Loads this library's kernels on the current device now. With CUDA lazy loading (the default
 // since CUDA 12.2) a kernel is loaded at its first launch, which may wait for every kernel
 // running on the device: a user kernel spinning in signal_wait_until for a host put_signal would

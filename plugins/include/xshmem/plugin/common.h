@@ -32,6 +32,32 @@ typedef int xshmem_status_t;
 /* Kinds of memory (symmetric heaps, registered buffers). */
 typedef enum xshmem_mem_kind { XSHMEM_MEM_HOST = 0, XSHMEM_MEM_DEVICE = 1 } xshmem_mem_kind_t;
 
+/* Atomic operations (the transports' data ops amo, the services' heap_amo). */
+typedef enum xshmem_amo_op {
+  XSHMEM_AMO_FETCH = 0,        /* returns the value */
+  XSHMEM_AMO_SET = 1,          /* stores operand */
+  XSHMEM_AMO_SWAP = 2,         /* stores operand, returns the old value */
+  XSHMEM_AMO_COMPARE_SWAP = 3, /* stores operand if value == compare; returns the old value */
+  XSHMEM_AMO_ADD = 4,
+  XSHMEM_AMO_FETCH_ADD = 5,
+  XSHMEM_AMO_AND = 6,
+  XSHMEM_AMO_FETCH_AND = 7,
+  XSHMEM_AMO_OR = 8,
+  XSHMEM_AMO_FETCH_OR = 9,
+  XSHMEM_AMO_XOR = 10,
+  XSHMEM_AMO_FETCH_XOR = 11
+} xshmem_amo_op_t;
+
+/* Operand types of atomics (bits are passed in uint64_t, zero-extended). */
+typedef enum xshmem_amo_type {
+  XSHMEM_AMO_U32 = 0,
+  XSHMEM_AMO_U64 = 1,
+  XSHMEM_AMO_I32 = 2,
+  XSHMEM_AMO_I64 = 3,
+  XSHMEM_AMO_F32 = 4, /* FETCH, SET, SWAP only */
+  XSHMEM_AMO_F64 = 5  /* FETCH, SET, SWAP only */
+} xshmem_amo_type_t;
+
 /* Log levels, from most to least severe. */
 typedef enum xshmem_log_level {
   XSHMEM_LOG_ERROR = 0,

@@ -82,6 +82,21 @@ typedef struct xshmem_core_services_v1 {
    * to call from any thread; cheap after the first call for a symbol is not guaranteed, so look
    * entry points up once, in init. */
   void *(*cuda_driver_proc)(const char *symbol);
+
+  /* ---- Appended in minor version 1.3 ---- */
+
+  /* Atomic `op` on the naturally aligned word of `width` bytes (4 or 8) at `addr` in this PE's
+   * symmetric heap when that heap is GPU memory, executed with the GPU's own atomic instructions
+   * (a one-thread kernel on a stream of the core's, waited for). Atomic with respect to the
+   * atomics that this PE's kernels and its NVLink peers apply to the same word, which a copy out,
+   * a CPU update and a copy back are not: a transport that executes its peers' atomics on a GPU
+   * heap (a progress thread) calls this. *old (may be NULL) receives the old value (SET: 0),
+   * zero-extended. Returns XSHMEM_ERR_INVALID, with a log line naming `src_pe` (the PE the atomic
+   * came from), when the heap is host memory or addr, width or op is out of range. Stops the job
+   * when the kernel fails, or has not run within 30 s (XSHMEM_WAIT_TIMEOUT when longer: kernels
+   * hold every SM). Thread-safe (calls are serialised). */
+  xshmem_status_t (*heap_amo)(void *addr, uint32_t width, xshmem_amo_op_t op, uint64_t operand,
+                              uint64_t compare, uint64_t *old, int src_pe);
 } xshmem_core_services_v1_t;
 
 /* The CUDA version whose driver ABI cuda_driver_proc returns (12.0). */
