@@ -100,9 +100,14 @@ int ham_iters(int n) {
   return n <= 2 ? 32 : std::max(8, 64 / n);
 }
 // Where PEs share a GPU over a proxy transport every remote atomic waits for the one proxy thread
-// and the GPU's time slices: 4 blocks and 8 iterations there (gt::proxy_narrowed, gt::scaled).
+// and the GPU's time slices (with 4 blocks of 256 threads a round trip took seconds, so the
+// compare_swap loops ran past kTimeoutNs): 1 block of 64 threads and 8 iterations there
+// (gt::proxy_narrowed, gt::scaled).
 unsigned ham_blocks() {
-  return static_cast<unsigned>(gt::proxy_narrowed(kHamBlocks, 16));
+  return static_cast<unsigned>(gt::proxy_narrowed(kHamBlocks, 64));
+}
+unsigned ham_threads() {
+  return static_cast<unsigned>(gt::proxy_narrowed(kHamThreads, 4));
 }
 
 struct ham_t {
@@ -187,7 +192,7 @@ __global__ void ham_kernel(ham_t a, uint64_t seed, int me, int n) {
 
 void amo_hammer() {
   const int n = gt::npes, me = gt::me, iters = gt::scaled(ham_iters(n), 1, 8);
-  const unsigned blocks = ham_blocks(), threads = blocks * kHamThreads;
+  const unsigned blocks = ham_blocks(), threads = blocks * ham_threads();
   const uint64_t seed = mix(g_seed, 0x501);
   // The model: every PE's contributions.
   uint64_t T = 0, w1 = 0, w2 = 0, w3 = 0;
@@ -225,7 +230,7 @@ void amo_hammer() {
     printf("     STR-01: %d PEs x %u threads x %d iterations, %llu tickets\n", n, threads, iters,
            (unsigned long long)T);
   gt::barrier();
-  ham_kernel<<<blocks, kHamThreads>>>(a, seed, me, n);
+  ham_kernel<<<blocks, ham_threads()>>>(a, seed, me, n);
   gt::barrier();
   // Totals (PE 0's words; zero elsewhere), the bitmap, the rotating counters.
   uint64_t hw[4];

@@ -84,6 +84,14 @@ __device__ uint64_t run_amo(const dev::state_t &s, dev::amo_op op, U *dest, U va
       return dev::amo<dev::amo_op::fetch_or>(s, dest, value, cond, pe);
     case dev::amo_op::fetch_xor:
       return dev::amo<dev::amo_op::fetch_xor>(s, dest, value, cond, pe);
+    case dev::amo_op::add:
+      return dev::amo<dev::amo_op::add>(s, dest, value, cond, pe);
+    case dev::amo_op::bit_and:
+      return dev::amo<dev::amo_op::bit_and>(s, dest, value, cond, pe);
+    case dev::amo_op::bit_or:
+      return dev::amo<dev::amo_op::bit_or>(s, dest, value, cond, pe);
+    case dev::amo_op::bit_xor:
+      return dev::amo<dev::amo_op::bit_xor>(s, dest, value, cond, pe);
   }
   return 0;
 }
@@ -508,12 +516,16 @@ xshmem_status_t heap_amo(void *addr, uint32_t width, int op, uint64_t operand, u
   }
   heap_amo_kernel<<<1, 1, 0, g_heap_amo.stream>>>(op, wide, addr, operand, compare,
                                                    g_heap_amo.result);
-  launched("transport atomic kernel launch");
+  // The process is exiting (static destructors unload the runtime) while the progress thread
+  // still serves: an I/O error for the caller, not a job-wide stop with a misleading line.
+  if (cudaError_t e = cudaGetLastError(); e == cudaErrorCudartUnloading) return XSHMEM_ERR_IO;
+  else if (e != cudaSuccess) fail("transport atomic kernel launch", e);
   const uint64_t limit = std::max<uint64_t>(kHeapAmoDeadlineNs, s.wait_timeout_ns);
   const auto start = std::chrono::steady_clock::now();
   for (unsigned spins = 0;; ++spins) {
     const cudaError_t e = cudaStreamQuery(g_heap_amo.stream);
     if (e == cudaSuccess) break;
+    if (e == cudaErrorCudartUnloading) return XSHMEM_ERR_IO;  // exiting (above)
     if (e != cudaErrorNotReady) fail("transport atomic kernel", e);
     if (spins < 256) continue;
     const auto waited = std::chrono::steady_clock::now() - start;

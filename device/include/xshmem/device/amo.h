@@ -14,8 +14,23 @@
 
 namespace xshmem::dev {
 
-// The atomic operations, as one code for the dispatcher.
-enum class amo_op { fetch, set, swap, compare_swap, fetch_add, fetch_and, fetch_or, fetch_xor };
+// The atomic operations, as one code for the dispatcher. add, bit_and, bit_or and bit_xor are
+// the non-fetching forms: no old value, so on LSA peers the GPU issues a reduction (RED) instead
+// of an atomic that returns (ATOM), and on PROXY peers the request is posted, complete at quiet.
+enum class amo_op {
+  fetch,
+  set,
+  swap,
+  compare_swap,
+  fetch_add,
+  fetch_and,
+  fetch_or,
+  fetch_xor,
+  add,
+  bit_and,
+  bit_or,
+  bit_xor
+};
 
 // The dispatcher: runs `op` on symmetric `dest` at `pe` under context ctx: value is the operand,
 // cond the compare_swap condition. Returns the old value (meaningless for set). Atomics are
@@ -45,9 +60,21 @@ XSHMEM_HD_INLINE T amo_path(const state_t &s, int32_t ctx, T *dest, T value, T c
         return lsa::fetch_and(r, value);
       } else if constexpr (Op == amo_op::fetch_or) {
         return lsa::fetch_or(r, value);
-      } else {
-        static_assert(Op == amo_op::fetch_xor);
+      } else if constexpr (Op == amo_op::fetch_xor) {
         return lsa::fetch_xor(r, value);
+      } else if constexpr (Op == amo_op::add) {
+        (void)lsa::fetch_add(r, value);  // the result unused: a reduction
+        return T{};
+      } else if constexpr (Op == amo_op::bit_and) {
+        (void)lsa::fetch_and(r, value);
+        return T{};
+      } else if constexpr (Op == amo_op::bit_or) {
+        (void)lsa::fetch_or(r, value);
+        return T{};
+      } else {
+        static_assert(Op == amo_op::bit_xor);
+        (void)lsa::fetch_xor(r, value);
+        return T{};
       }
     }
     case XSHMEM_PATH_PROXY: {
@@ -58,7 +85,11 @@ XSHMEM_HD_INLINE T amo_path(const state_t &s, int32_t ctx, T *dest, T value, T c
                                       : Op == amo_op::fetch_add    ? XSHMEM_AMO_FETCH_ADD
                                       : Op == amo_op::fetch_and    ? XSHMEM_AMO_FETCH_AND
                                       : Op == amo_op::fetch_or     ? XSHMEM_AMO_FETCH_OR
-                                                                   : XSHMEM_AMO_FETCH_XOR;
+                                      : Op == amo_op::fetch_xor    ? XSHMEM_AMO_FETCH_XOR
+                                      : Op == amo_op::add          ? XSHMEM_AMO_ADD
+                                      : Op == amo_op::bit_and      ? XSHMEM_AMO_AND
+                                      : Op == amo_op::bit_or       ? XSHMEM_AMO_OR
+                                                                   : XSHMEM_AMO_XOR;
       T old = proxy::amo(s, ctx, kOp, dest, value, cond, pe);
       return Op == amo_op::set ? value : old;
     }
@@ -102,7 +133,7 @@ XSHMEM_HD_INLINE T atomic_fetch_add(const state_t &s, T *dest, T value, int pe) 
 }
 template <typename T>
 XSHMEM_HD_INLINE void atomic_add(const state_t &s, T *dest, T value, int pe) {
-  amo<amo_op::fetch_add>(s, dest, value, T{}, pe);
+  amo<amo_op::add>(s, dest, value, T{}, pe);
 }
 template <typename T>
 XSHMEM_HD_INLINE T atomic_fetch_inc(const state_t &s, T *dest, int pe) {
@@ -110,7 +141,7 @@ XSHMEM_HD_INLINE T atomic_fetch_inc(const state_t &s, T *dest, int pe) {
 }
 template <typename T>
 XSHMEM_HD_INLINE void atomic_inc(const state_t &s, T *dest, int pe) {
-  amo<amo_op::fetch_add>(s, dest, T{1}, T{}, pe);
+  amo<amo_op::add>(s, dest, T{1}, T{}, pe);
 }
 template <typename T>
 XSHMEM_HD_INLINE T atomic_fetch_and(const state_t &s, T *dest, T value, int pe) {
@@ -118,7 +149,7 @@ XSHMEM_HD_INLINE T atomic_fetch_and(const state_t &s, T *dest, T value, int pe) 
 }
 template <typename T>
 XSHMEM_HD_INLINE void atomic_and(const state_t &s, T *dest, T value, int pe) {
-  amo<amo_op::fetch_and>(s, dest, value, T{}, pe);
+  amo<amo_op::bit_and>(s, dest, value, T{}, pe);
 }
 template <typename T>
 XSHMEM_HD_INLINE T atomic_fetch_or(const state_t &s, T *dest, T value, int pe) {
@@ -126,7 +157,7 @@ XSHMEM_HD_INLINE T atomic_fetch_or(const state_t &s, T *dest, T value, int pe) {
 }
 template <typename T>
 XSHMEM_HD_INLINE void atomic_or(const state_t &s, T *dest, T value, int pe) {
-  amo<amo_op::fetch_or>(s, dest, value, T{}, pe);
+  amo<amo_op::bit_or>(s, dest, value, T{}, pe);
 }
 template <typename T>
 XSHMEM_HD_INLINE T atomic_fetch_xor(const state_t &s, T *dest, T value, int pe) {
@@ -134,7 +165,7 @@ XSHMEM_HD_INLINE T atomic_fetch_xor(const state_t &s, T *dest, T value, int pe) 
 }
 template <typename T>
 XSHMEM_HD_INLINE void atomic_xor(const state_t &s, T *dest, T value, int pe) {
-  amo<amo_op::fetch_xor>(s, dest, value, T{}, pe);
+  amo<amo_op::bit_xor>(s, dest, value, T{}, pe);
 }
 
 // The ctx forms: the context goes to the path (its channel on PROXY peers).
@@ -161,7 +192,7 @@ XSHMEM_HD_INLINE T atomic_fetch_add(const state_t &s, int32_t ctx, T *dest, T va
 }
 template <typename T>
 XSHMEM_HD_INLINE void atomic_add(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
-  amo_path<amo_op::fetch_add, thread_group>(s, ctx, dest, value, T{}, pe);
+  amo_path<amo_op::add, thread_group>(s, ctx, dest, value, T{}, pe);
 }
 template <typename T>
 XSHMEM_HD_INLINE T atomic_fetch_inc(const state_t &s, int32_t ctx, T *dest, int pe) {
@@ -169,7 +200,7 @@ XSHMEM_HD_INLINE T atomic_fetch_inc(const state_t &s, int32_t ctx, T *dest, int 
 }
 template <typename T>
 XSHMEM_HD_INLINE void atomic_inc(const state_t &s, int32_t ctx, T *dest, int pe) {
-  amo_path<amo_op::fetch_add, thread_group>(s, ctx, dest, T{1}, T{}, pe);
+  amo_path<amo_op::add, thread_group>(s, ctx, dest, T{1}, T{}, pe);
 }
 template <typename T>
 XSHMEM_HD_INLINE T atomic_fetch_and(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
@@ -177,7 +208,7 @@ XSHMEM_HD_INLINE T atomic_fetch_and(const state_t &s, int32_t ctx, T *dest, T va
 }
 template <typename T>
 XSHMEM_HD_INLINE void atomic_and(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
-  amo_path<amo_op::fetch_and, thread_group>(s, ctx, dest, value, T{}, pe);
+  amo_path<amo_op::bit_and, thread_group>(s, ctx, dest, value, T{}, pe);
 }
 template <typename T>
 XSHMEM_HD_INLINE T atomic_fetch_or(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
@@ -185,7 +216,7 @@ XSHMEM_HD_INLINE T atomic_fetch_or(const state_t &s, int32_t ctx, T *dest, T val
 }
 template <typename T>
 XSHMEM_HD_INLINE void atomic_or(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
-  amo_path<amo_op::fetch_or, thread_group>(s, ctx, dest, value, T{}, pe);
+  amo_path<amo_op::bit_or, thread_group>(s, ctx, dest, value, T{}, pe);
 }
 template <typename T>
 XSHMEM_HD_INLINE T atomic_fetch_xor(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
@@ -193,7 +224,7 @@ XSHMEM_HD_INLINE T atomic_fetch_xor(const state_t &s, int32_t ctx, T *dest, T va
 }
 template <typename T>
 XSHMEM_HD_INLINE void atomic_xor(const state_t &s, int32_t ctx, T *dest, T value, int pe) {
-  amo_path<amo_op::fetch_xor, thread_group>(s, ctx, dest, value, T{}, pe);
+  amo_path<amo_op::bit_xor, thread_group>(s, ctx, dest, value, T{}, pe);
 }
 
 }  // namespace xshmem::dev

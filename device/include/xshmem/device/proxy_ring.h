@@ -40,6 +40,7 @@
 
 #include <xshmem/device/atomic.h>
 #include <xshmem/device/ctx_handle.h>
+#include <xshmem/device/ops.h>
 #include <xshmem/device/p2p.h>
 #include <xshmem/device/state.h>
 
@@ -246,22 +247,74 @@ XSHMEM_HD_INLINE bool amo_fetches(int op) {
 // the symmetric address); `pe` a world PE. Local buffers are addresses the serving transport can
 // read and write (inside the heap, or registered).
 
+namespace detail {
+// Whether a GPU thread's buffer is one the proxy thread cannot reach: the thread's __shared__ or
+// local memory (a stack array). Its data then rides inside the requests, kInlineBytes at a time.
+XSHMEM_HD_INLINE bool unreachable_buffer(const void *p) {
+#if defined(__CUDA_ARCH__)
+  return !__isGlobal(p);
+#else
+  (void)p;
+  return false;
+#endif
+}
+// One put of up to kInlineBytes, its data inside the request.
+XSHMEM_HD_INLINE int put_in_slot(const state_t &s, channels_t *cs, int32_t ctx, int pe,
+                                 uint64_t remote, const void *src, size_t nbytes) {
+  reservation v;
+  if (!reserve(s, cs, pick_channel(cs, ctx), &v)) return XSHMEM_ERR_TIMEOUT;
+  v.r->remote = remote;
+  v.r->size = nbytes;
+  header(v.r, kReqPut, kReqInline, pe);
+  memcpy(v.r->arg, src, nbytes);
+  publish(v);
+  return XSHMEM_SUCCESS;
+}
+// A put from a buffer of any size as in-slot pieces (unreachable_buffer sources).
+XSHMEM_HD_INLINE int put_in_slots(const state_t &s, channels_t *cs, int32_t ctx, int pe,
+                                  uint64_t remote, const void *src, size_t nbytes) {
+  const unsigned char *p = static_cast<const unsigned char *>(src);
+  for (size_t done = 0; done < nbytes; done += kInlineBytes) {
+    const size_t n = nbytes - done < kInlineBytes ? nbytes - done : kInlineBytes;
+    if (const int st = put_in_slot(s, cs, ctx, pe, remote + done, p + done, n)) return st;
+  }
+  return XSHMEM_SUCCESS;
+}
+// One blocking get of up to kInlineBytes that lands in the request; the producer copies it out.
+XSHMEM_HD_INLINE int get_in_slot(const state_t &s, channels_t *cs, int32_t ctx, int pe, void *dst,
+                                 uint64_t remote, size_t nbytes) {
+  reservation v;
+  if (!reserve(s, cs, pick_channel(cs, ctx), &v)) return XSHMEM_ERR_TIMEOUT;
+  header(v.r, kReqGet, kReqAck | kReqInline, pe);
+  v.r->remote = remote;
+  v.r->size = nbytes;
+  v.r->arg[0] = reinterpret_cast<uintptr_t>(dst);
+  publish(v);
+  if (!wait_eq(s, &v.r->seq, v.ticket + 2)) return XSHMEM_ERR_TIMEOUT;
+  const int st = static_cast<int>(static_cast<int64_t>(v.r->remote));
+  const volatile unsigned char *from = reinterpret_cast<const volatile unsigned char *>(v.r->arg);
+  unsigned char *to = static_cast<unsigned char *>(dst);
+  for (size_t i = 0; i < nbytes; ++i) to[i] = from[i];
+  atomic::store_release(&v.r->seq, v.ticket + cs->slots);
+  return st;
+}
+}  // namespace detail
+
 // Put. nbi == false: on return the source may be reused (up to kInlineBytes travel inside the
 // request; a larger put waits until the transport has taken the data). nbi == true: the source
-// must stay unchanged until the next quiet of the channel. Large puts are one request.
+// must stay unchanged until the next quiet of the channel. Large puts are one request, except
+// from a GPU thread's __shared__ or local memory, which the proxy cannot read: that data travels
+// in the requests, kInlineBytes each (nbi or not, the source may be reused on return).
 XSHMEM_HD_INLINE int put(const state_t &s, channels_t *cs, int32_t ctx, int pe, uint64_t remote,
                          const void *src, size_t nbytes, bool nbi = false) {
+  if (nbytes <= kInlineBytes) return detail::put_in_slot(s, cs, ctx, pe, remote, src, nbytes);
+  if (detail::unreachable_buffer(src))
+    return detail::put_in_slots(s, cs, ctx, pe, remote, src, nbytes);
   detail::reservation v;
   if (!detail::reserve(s, cs, pick_channel(cs, ctx), &v)) return XSHMEM_ERR_TIMEOUT;
   request_t *r = v.r;
   r->remote = remote;
   r->size = nbytes;
-  if (nbytes <= kInlineBytes) {
-    detail::header(r, kReqPut, kReqInline, pe);
-    memcpy(r->arg, src, nbytes);
-    detail::publish(v);
-    return XSHMEM_SUCCESS;
-  }
   detail::header(r, kReqPut, nbi ? kReqNbi : kReqAck, pe);
   r->arg[0] = reinterpret_cast<uintptr_t>(src);
   detail::publish(v);
@@ -270,26 +323,31 @@ XSHMEM_HD_INLINE int put(const state_t &s, channels_t *cs, int32_t ctx, int pe, 
 
 // Get. nbi == false: on return dst holds the data. nbi == true: it does by the next quiet.
 // A blocking get of up to kInlineBytes lands in the request itself (kReqInline) and the producer
-// copies it to dst, so dst may be memory the proxy cannot write (a GPU thread's local variable).
+// copies it to dst, so dst may be memory the proxy cannot write (a GPU thread's local variable);
+// a get of any size into a GPU thread's __shared__ or local memory is made of such pieces (and
+// is complete on return, nbi or not).
 XSHMEM_HD_INLINE int get(const state_t &s, channels_t *cs, int32_t ctx, int pe, void *dst,
                          uint64_t remote, size_t nbytes, bool nbi = false) {
+  if ((!nbi && nbytes <= kInlineBytes) || detail::unreachable_buffer(dst)) {
+    unsigned char *to = static_cast<unsigned char *>(dst);
+    size_t done = 0;
+    do {
+      const size_t n = nbytes - done < kInlineBytes ? nbytes - done : kInlineBytes;
+      if (const int st = detail::get_in_slot(s, cs, ctx, pe, to + done, remote + done, n))
+        return st;
+      done += n;
+    } while (done < nbytes);
+    return XSHMEM_SUCCESS;
+  }
   detail::reservation v;
   if (!detail::reserve(s, cs, pick_channel(cs, ctx), &v)) return XSHMEM_ERR_TIMEOUT;
-  const bool in_slot = !nbi && nbytes <= kInlineBytes;
-  detail::header(v.r, kReqGet, nbi ? kReqNbi : (in_slot ? kReqAck | kReqInline : kReqAck), pe);
+  detail::header(v.r, kReqGet, nbi ? kReqNbi : kReqAck, pe);
   v.r->remote = remote;
   v.r->size = nbytes;
   v.r->arg[0] = reinterpret_cast<uintptr_t>(dst);
   detail::publish(v);
   if (nbi) return XSHMEM_SUCCESS;
-  if (!in_slot) return detail::await_ack(s, cs, v, nullptr);
-  if (!detail::wait_eq(s, &v.r->seq, v.ticket + 2)) return XSHMEM_ERR_TIMEOUT;
-  const int st = static_cast<int>(static_cast<int64_t>(v.r->remote));
-  const volatile unsigned char *from = reinterpret_cast<const volatile unsigned char *>(v.r->arg);
-  unsigned char *to = static_cast<unsigned char *>(dst);
-  for (size_t i = 0; i < nbytes; ++i) to[i] = from[i];
-  atomic::store_release(&v.r->seq, v.ticket + cs->slots);
-  return st;
+  return detail::await_ack(s, cs, v, nullptr);
 }
 
 // Atomic `op` (xshmem_amo_op_t) of type `type` (xshmem_amo_type_t: 4- and 8-byte integers,
@@ -316,25 +374,6 @@ XSHMEM_HD_INLINE int amo(const state_t &s, channels_t *cs, int32_t ctx, int pe, 
   return st;
 }
 
-// Put, then the 64-bit signal at `signal_remote` updated with sig_op (XSHMEM_SIGNAL_SET / _ADD):
-// a PE that sees the signal sees the data. nbi as for put (the source is never copied inline).
-XSHMEM_HD_INLINE int put_signal(const state_t &s, channels_t *cs, int32_t ctx, int pe,
-                                uint64_t remote, const void *src, size_t nbytes,
-                                uint64_t signal_remote, uint64_t signal, int sig_op,
-                                bool nbi = false) {
-  detail::reservation v;
-  if (!detail::reserve(s, cs, pick_channel(cs, ctx), &v)) return XSHMEM_ERR_TIMEOUT;
-  detail::header(v.r, kReqPutSignal, nbi ? kReqNbi : kReqAck, pe);
-  v.r->sub = static_cast<uint8_t>(sig_op);
-  v.r->remote = remote;
-  v.r->size = nbytes;
-  v.r->arg[0] = reinterpret_cast<uintptr_t>(src);
-  v.r->arg[1] = signal_remote;
-  v.r->arg[2] = signal;
-  detail::publish(v);
-  return nbi ? XSHMEM_SUCCESS : detail::await_ack(s, cs, v, nullptr);
-}
-
 // Fence on the channel of (ctx, calling thread): its earlier puts, atomics and signals to each
 // target are delivered before its later ones.
 XSHMEM_HD_INLINE int fence_channel(const state_t &s, channels_t *cs, uint32_t c) {
@@ -346,6 +385,33 @@ XSHMEM_HD_INLINE int fence_channel(const state_t &s, channels_t *cs, uint32_t c)
 }
 XSHMEM_HD_INLINE int fence(const state_t &s, channels_t *cs, int32_t ctx) {
   return fence_channel(s, cs, pick_channel(cs, ctx));
+}
+
+// Put, then the 64-bit signal at `signal_remote` updated with sig_op (XSHMEM_SIGNAL_SET / _ADD):
+// a PE that sees the signal sees the data. nbi as for put (the source is copied inline only from
+// a GPU thread's __shared__ or local memory).
+XSHMEM_HD_INLINE int put_signal(const state_t &s, channels_t *cs, int32_t ctx, int pe,
+                                uint64_t remote, const void *src, size_t nbytes,
+                                uint64_t signal_remote, uint64_t signal, int sig_op,
+                                bool nbi = false) {
+  if (nbytes != 0 && detail::unreachable_buffer(src)) {
+    // The proxy cannot read the source (put above): the data in the requests, a fence, the signal.
+    if (const int st = detail::put_in_slots(s, cs, ctx, pe, remote, src, nbytes)) return st;
+    if (const int st = fence(s, cs, ctx)) return st;
+    return amo(s, cs, ctx, pe, signal_remote, sig_op == kSignalAdd ? XSHMEM_AMO_ADD : XSHMEM_AMO_SET,
+               XSHMEM_AMO_U64, signal, 0, nullptr);
+  }
+  detail::reservation v;
+  if (!detail::reserve(s, cs, pick_channel(cs, ctx), &v)) return XSHMEM_ERR_TIMEOUT;
+  detail::header(v.r, kReqPutSignal, nbi ? kReqNbi : kReqAck, pe);
+  v.r->sub = static_cast<uint8_t>(sig_op);
+  v.r->remote = remote;
+  v.r->size = nbytes;
+  v.r->arg[0] = reinterpret_cast<uintptr_t>(src);
+  v.r->arg[1] = signal_remote;
+  v.r->arg[2] = signal;
+  detail::publish(v);
+  return nbi ? XSHMEM_SUCCESS : detail::await_ack(s, cs, v, nullptr);
 }
 
 // Quiet of channel `c`: returns once every request issued on it before this call has completed
