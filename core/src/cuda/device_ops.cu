@@ -468,7 +468,8 @@ Status heap_amo_open() {
     return XSHMEM_ERR_IO;
   }
   void *h = nullptr;
-  if (cudaError_t e = cudaHostAlloc(&h, sizeof(uint64_t), cudaHostAllocMapped | cudaHostAllocPortable);
+  if (cudaError_t e =
+          cudaHostAlloc(&h, sizeof(uint64_t), cudaHostAllocMapped | cudaHostAllocPortable);
       e != cudaSuccess) {
     XLOG_ERROR(kSubsys, "cannot allocate the result word of the transports' atomics: %s (%s)",
                cudaGetErrorString(e), cudaGetErrorName(e));
@@ -496,14 +497,16 @@ xshmem_status_t heap_amo(void *addr, uint32_t width, int op, uint64_t operand, u
   const dev::state_t &s = state();
   const int me = s.my_pe;
   const bool wide = width == 8;
-  const char *why = !heap_on_device()                                ? "this PE's heap is not GPU memory"
-                    : width != 4 && width != 8                       ? "width is not 4 or 8"
-                    : op < XSHMEM_AMO_FETCH || op > XSHMEM_AMO_FETCH_XOR ? "op is not an xshmem_amo_op_t"
-                    : !dev::in_heap(s, addr, width)                  ? "addr is outside this PE's heap"
-                    : reinterpret_cast<uintptr_t>(addr) % width != 0 ? "addr is not aligned to width"
-                                                                     : nullptr;
+  const char *why =
+      !heap_on_device()                                    ? "this PE's heap is not GPU memory"
+      : width != 4 && width != 8                           ? "width is not 4 or 8"
+      : op < XSHMEM_AMO_FETCH || op > XSHMEM_AMO_FETCH_XOR ? "op is not an xshmem_amo_op_t"
+      : !dev::in_heap(s, addr, width)                      ? "addr is outside this PE's heap"
+      : reinterpret_cast<uintptr_t>(addr) % width != 0     ? "addr is not aligned to width"
+                                                           : nullptr;
   if (why != nullptr) {
-    XLOG_ERROR(kSubsys, "heap_amo: an atomic from pe %d on pe %d refused: %s (addr %p, width %u, op %d)",
+    XLOG_ERROR(kSubsys,
+               "heap_amo: an atomic from pe %d on pe %d refused: %s (addr %p, width %u, op %d)",
                src_pe, me, why, addr, width, op);
     return XSHMEM_ERR_INVALID;
   }
@@ -515,11 +518,13 @@ xshmem_status_t heap_amo(void *addr, uint32_t width, int op, uint64_t operand, u
     bound = cuda_device();
   }
   heap_amo_kernel<<<1, 1, 0, g_heap_amo.stream>>>(op, wide, addr, operand, compare,
-                                                   g_heap_amo.result);
+                                                  g_heap_amo.result);
   // The process is exiting (static destructors unload the runtime) while the progress thread
   // still serves: an I/O error for the caller, not a job-wide stop with a misleading line.
-  if (cudaError_t e = cudaGetLastError(); e == cudaErrorCudartUnloading) return XSHMEM_ERR_IO;
-  else if (e != cudaSuccess) fail("transport atomic kernel launch", e);
+  if (cudaError_t e = cudaGetLastError(); e == cudaErrorCudartUnloading)
+    return XSHMEM_ERR_IO;
+  else if (e != cudaSuccess)
+    fail("transport atomic kernel launch", e);
   const uint64_t limit = std::max<uint64_t>(kHeapAmoDeadlineNs, s.wait_timeout_ns);
   const auto start = std::chrono::steady_clock::now();
   for (unsigned spins = 0;; ++spins) {

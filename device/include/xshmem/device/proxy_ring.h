@@ -398,8 +398,9 @@ XSHMEM_HD_INLINE int put_signal(const state_t &s, channels_t *cs, int32_t ctx, i
     // The proxy cannot read the source (put above): the data in the requests, a fence, the signal.
     if (const int st = detail::put_in_slots(s, cs, ctx, pe, remote, src, nbytes)) return st;
     if (const int st = fence(s, cs, ctx)) return st;
-    return amo(s, cs, ctx, pe, signal_remote, sig_op == kSignalAdd ? XSHMEM_AMO_ADD : XSHMEM_AMO_SET,
-               XSHMEM_AMO_U64, signal, 0, nullptr);
+    return amo(s, cs, ctx, pe, signal_remote,
+               sig_op == kSignalAdd ? XSHMEM_AMO_ADD : XSHMEM_AMO_SET, XSHMEM_AMO_U64, signal, 0,
+               nullptr);
   }
   detail::reservation v;
   if (!detail::reserve(s, cs, pick_channel(cs, ctx), &v)) return XSHMEM_ERR_TIMEOUT;
