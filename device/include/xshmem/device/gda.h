@@ -1,0 +1,209 @@
+// The GDA path's posting protocol: how threads (GPU threads, or CPU PEs' host threads) that share
+// one send queue put entries into it and tell the NIC, written once for host and device. The
+// entries themselves are the builders of gda_wqe.h.
+//
+// One send queue of `nbb` WQEBBs (a power of two) is shared by every thread that posts on it:
+//   1. reserve: a thread claims n consecutive positions with one atomic add on `reserved`. On the
+//      device a warp claims for all its posting lanes at once (one atomic per warp, the lanes
+//      then take consecutive positions in lane order). A claim waits while it would overwrite an
+//      entry the NIC has not consumed yet (flow control from the completion queue, 3);
+//   2. publish: the thread writes its entries, then waits until every earlier position is
+//      published (`ready` equals its first position) and moves `ready` past its own, so the
+//      entries become visible to the NIC in position order whatever order the threads write in.
+//      The thread that publishes writes the doorbell record (the producer count) and rings the
+//      doorbell (a UAR store; none for the software NIC model, which polls the record); a run of
+//      entries costs one doorbell (batched doorbells: publish_n);
+//   3. completions are selective: an entry asks for a CQE when it is the last of its claim and
+//      its claim crosses a multiple of nbb / 4 (so the NIC reports progress at least four times
+//      per pass of the queue), and `quiet` posts one signaled NOP. The CQ is collapsed: one entry
+//      the NIC overwrites (its owner bit flips each time), so "every entry up to index X has
+//      completed" is one read of its wqe_counter; an error CQE there is the queue's error.
+//
+// Counters are 64-bit and never wrap; the NIC sees positions modulo 2^16 (the WQE index, the
+// producer count of the doorbell record, the CQE's wqe_counter), which is unambiguous because no
+// more than nbb <= 2^15 entries are ever outstanding.
+#ifndef XSHMEM_DEVICE_GDA_H
+#define XSHMEM_DEVICE_GDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#if !defined(__CUDA_ARCH__)
+#include <time.h>
+#endif
+
+#include <xshmem/device/atomic.h>
+#include <xshmem/device/gda_wqe.h>
+#include <xshmem/device/state.h>
+
+namespace xshmem::dev::gda {
+
+// One send queue and its collapsed CQ, as every poster sees them (the struct lives where every
+// poster can read it; the counters in memory they can all update atomically).
+struct sq_t {
+  void *wqes;            // nbb WQEBBs
+  uint32_t nbb;          // power of two, at most 2^15
+  uint32_t qpn;          // the QP number every entry carries
+  uint64_t *reserved;    // next position to claim
+  uint64_t *ready;       // positions below it are published
+  uint32_t *dbr;         // the doorbell record (send counter word)
+  uint64_t *doorbell;    // the UAR doorbell register, or NULL (the NIC model polls dbr)
+  const cqe_t *cq;       // the collapsed CQ: one entry
+  uint64_t deadline_ns;  // 0: waits have no deadline; else a wait longer fails
+};
+
+// What a post reports.
+enum post_status_t : int {
+  kPostOk = 0,
+  kPostTimeout = 1,  // a wait passed sq_t::deadline_ns (the NIC does not consume)
+  kPostError = 2,    // the collapsed CQE is an error CQE: the queue is in error
+};
+
+namespace detail {
+XSHMEM_HD_INLINE uint64_t clock_ns() {
+#if defined(__CUDA_ARCH__)
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+#else
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+#endif
+}
+XSHMEM_HD_INLINE bool past(uint64_t t0, uint64_t deadline_ns) {
+  return deadline_ns != 0 && clock_ns() - t0 > deadline_ns;
+}
+}  // namespace detail
+
+// How many positions have completed (every entry below *done), from the collapsed CQE. The CQE
+// is read before `ready` (positions the NIC completed are below any later count of published
+// ones), which gives the 16-bit wqe_counter its full position. false when the CQE is an error
+// CQE: *done is then the failed entry's position.
+XSHMEM_HD_INLINE bool completed(const sq_t &q, uint64_t *done) {
+  const volatile cqe_t *e = q.cq;
+  const uint8_t own = e->op_own;
+  atomic::fence();
+  const uint16_t idx = be16(e->wqe_counter);
+  const uint64_t ready = atomic::load(q.ready, atomic::acquire);
+  const uint8_t op = static_cast<uint8_t>(own >> 4);
+  if (op == kCqeInvalid || ready == 0) {  // nothing completed yet
+    *done = 0;
+    return true;
+  }
+  // The full position of entry idx: the one below `ready` with these low 16 bits.
+  const uint64_t pos = ready - 1 - static_cast<uint16_t>(static_cast<uint16_t>(ready - 1) - idx);
+  if (op == kCqeReqErr || op == kCqeRespErr) {
+    *done = pos;
+    return false;
+  }
+  *done = pos + 1;
+  return true;
+}
+
+// Claims n consecutive positions (n >= 1, at most nbb) for the calling thread; *first gets the
+// first. Waits while the claim would overwrite an entry not yet consumed.
+XSHMEM_HD_INLINE int reserve(const sq_t &q, uint32_t n, uint64_t *first) {
+  const uint64_t pos = atomic::fetch_add(q.reserved, static_cast<uint64_t>(n));
+  *first = pos;
+  const uint64_t t0 = detail::clock_ns();
+  for (;;) {
+    uint64_t done = 0;
+    if (!completed(q, &done)) return kPostError;
+    if (pos + n <= done + q.nbb) return kPostOk;
+    if (detail::past(t0, q.deadline_ns)) return kPostTimeout;
+  }
+}
+
+#if defined(__CUDACC__)
+// The warp form of reserve: every lane in `mask` (the lanes that post, all calling together)
+// claims `n` positions; the lowest lane makes one atomic add for the warp. Lanes take
+// consecutive runs in lane order.
+__device__ __forceinline__ int reserve_warp(const sq_t &q, unsigned mask, uint32_t n, uint64_t *first) {
+  unsigned lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  const unsigned below = mask & ((1u << lane) - 1u);
+  // Each lane's offset: the sum of n over the lanes below it (n may differ per lane).
+  uint32_t offset = 0, total = 0;
+  for (unsigned m = mask; m != 0; m &= m - 1) {
+    const int l = __ffs(m) - 1;
+    const uint32_t nl = __shfl_sync(mask, n, l);
+    if ((1u << l) & below) offset += nl;
+    total += nl;
+  }
+  const int leader = __ffs(mask) - 1;
+  uint64_t base = 0;
+  if (static_cast<int>(lane) == leader) base = atomic::fetch_add(q.reserved, uint64_t{total});
+  base = __shfl_sync(mask, base, leader);
+  *first = base + offset;
+  const uint64_t t0 = detail::clock_ns();
+  for (;;) {
+    uint64_t done = 0;
+    if (!completed(q, &done)) return kPostError;
+    if (*first + n <= done + q.nbb) return kPostOk;
+    if (detail::past(t0, q.deadline_ns)) return kPostTimeout;
+  }
+}
+#endif
+
+// The WQEBB of position pos.
+XSHMEM_HD_INLINE void *slot(const sq_t &q, uint64_t pos) {
+  return static_cast<unsigned char *>(q.wqes) + (pos & (q.nbb - 1)) * kWqeBB;
+}
+
+// Whether the entry at `pos`, the last of a claim [first, pos], asks for a CQE: when the claim
+// crosses a multiple of nbb / 4 (flow control needs the NIC to report progress).
+XSHMEM_HD_INLINE bool wants_cqe(const sq_t &q, uint64_t first, uint64_t pos) {
+  const uint64_t quarter = q.nbb / 4 ? q.nbb / 4 : 1;
+  return first / quarter != (pos + 1) / quarter || (pos + 1) % quarter == 0;
+}
+
+// The post_t of the entry at `pos` (its index, the QP, the completion flag and a fence mode).
+XSHMEM_HD_INLINE post_t post_of(const sq_t &q, uint64_t pos, bool signaled, uint8_t fence = 0) {
+  return post_t{static_cast<uint16_t>(pos), q.qpn,
+                static_cast<uint8_t>((signaled ? kCeCqUpdate : 0) | fence)};
+}
+
+// Publishes the claim [first, first + n) once every earlier claim is published, then tells the
+// NIC: the doorbell record, then (on a NIC) the doorbell with the first 8 bytes of the last
+// entry, as mlx5 takes it.
+XSHMEM_HD_INLINE int publish(const sq_t &q, uint64_t first, uint32_t n) {
+  const uint64_t t0 = detail::clock_ns();
+  while (atomic::load(q.ready, atomic::acquire) != first) {
+    if (detail::past(t0, q.deadline_ns)) return kPostTimeout;
+  }
+  const uint64_t end = first + n;
+  atomic::fence();  // the entries before the count that publishes them
+  atomic::store(q.ready, end, atomic::release);
+  // The record may be written by several publishers in turn: each writes a larger count, in
+  // publication order (the ready hand-off orders them).
+  atomic::store(q.dbr, send_dbr_value(static_cast<uint32_t>(end)), atomic::release);
+  if (q.doorbell != nullptr) {
+    atomic::fence();
+    atomic::store(q.doorbell, *static_cast<const uint64_t *>(slot(q, end - 1)), atomic::relaxed);
+  }
+  return kPostOk;
+}
+
+// Quiet of the queue: posts a signaled NOP and waits until it has completed (every earlier entry
+// then has). *failed_pos gets the failed position on kPostError.
+XSHMEM_HD_INLINE int quiet(const sq_t &q, uint64_t *failed_pos = nullptr) {
+  uint64_t pos = 0;
+  int st = reserve(q, 1, &pos);
+  if (st != kPostOk) return st;
+  build_nop(slot(q, pos), post_of(q, pos, true));
+  if ((st = publish(q, pos, 1)) != kPostOk) return st;
+  const uint64_t t0 = detail::clock_ns();
+  for (;;) {
+    uint64_t done = 0;
+    if (!completed(q, &done)) {
+      if (failed_pos != nullptr) *failed_pos = done;
+      return kPostError;
+    }
+    if (done > pos) return kPostOk;
+    if (detail::past(t0, q.deadline_ns)) return kPostTimeout;
+  }
+}
+
+}  // namespace xshmem::dev::gda
+
+#endif  // XSHMEM_DEVICE_GDA_H
