@@ -118,7 +118,8 @@ XSHMEM_HD_INLINE int reserve(const sq_t &q, uint32_t n, uint64_t *first) {
 // The warp form of reserve: every lane in `mask` (the lanes that post, all calling together)
 // claims `n` positions; the lowest lane makes one atomic add for the warp. Lanes take
 // consecutive runs in lane order.
-__device__ __forceinline__ int reserve_warp(const sq_t &q, unsigned mask, uint32_t n, uint64_t *first) {
+__device__ __forceinline__ int reserve_warp(const sq_t &q, unsigned mask, uint32_t n,
+                                            uint64_t *first) {
   unsigned lane;
   asm("mov.u32 %0, %%laneid;" : "=r"(lane));
   const unsigned below = mask & ((1u << lane) - 1u);
