@@ -69,8 +69,11 @@ struct Rig {
     return m::execute(static_cast<Rig *>(ctx)->rkeys, rq);
   }
   void drain() {
-    while (!stop.load(std::memory_order_acquire))
-      consumed += m::progress(q, lkeys, &Rig::send, this, 1u << 30);
+    while (!stop.load(std::memory_order_acquire)) {
+      const uint32_t n = m::progress(q, lkeys, &Rig::send, this, 1u << 30);
+      consumed += n;
+      if (n == 0) std::this_thread::yield();  // 2 cores in CI: leave them to the posters
+    }
     consumed += m::progress(q, lkeys, &Rig::send, this, 1u << 30);
   }
 };
@@ -83,7 +86,7 @@ uint64_t word_of(int t, int k) {
 
 TEST_CASE("gda posting: 4 threads share one queue, in-order publish, collapsed-CQ flow control",
           "[gda_post]") {
-  constexpr int kThreads = 4, kPer = 6000;
+  constexpr int kThreads = 4, kPer = 3000;
   Rig r(size_t(kThreads) * kPer);
   std::thread model([&] { r.drain(); });
   std::vector<std::thread> posters;
@@ -125,7 +128,7 @@ TEST_CASE("gda posting: 4 threads share one queue, in-order publish, collapsed-C
   CHECK_FALSE(r.q.error);
   CHECK(r.consumed.load() == r.reserved);
   CHECK(r.reserved == uint64_t(kThreads) * kPer + 1);  // and quiet's NOP
-  CHECK(r.reserved / kNbb > 300);                      // passes of the ring
+  CHECK(r.reserved / kNbb > 180);                      // passes of the ring
   size_t wrong = 0;
   for (int t = 0; t < kThreads; ++t)
     for (int k = 0; k < kPer; ++k) {

@@ -106,11 +106,13 @@ XSHMEM_HD_INLINE int reserve(const sq_t &q, uint32_t n, uint64_t *first) {
   const uint64_t pos = atomic::fetch_add(q.reserved, static_cast<uint64_t>(n));
   *first = pos;
   const uint64_t t0 = detail::clock_ns();
+  atomic::backoff relax;
   for (;;) {
     uint64_t done = 0;
     if (!completed(q, &done)) return kPostError;
     if (pos + n <= done + q.nbb) return kPostOk;
     if (detail::past(t0, q.deadline_ns)) return kPostTimeout;
+    relax();
   }
 }
 
@@ -137,11 +139,13 @@ __device__ __forceinline__ int reserve_warp(const sq_t &q, unsigned mask, uint32
   base = __shfl_sync(mask, base, leader);
   *first = base + offset;
   const uint64_t t0 = detail::clock_ns();
+  atomic::backoff relax;
   for (;;) {
     uint64_t done = 0;
     if (!completed(q, &done)) return kPostError;
     if (*first + n <= done + q.nbb) return kPostOk;
     if (detail::past(t0, q.deadline_ns)) return kPostTimeout;
+    relax();
   }
 }
 #endif
@@ -169,8 +173,10 @@ XSHMEM_HD_INLINE post_t post_of(const sq_t &q, uint64_t pos, bool signaled, uint
 // entry, as mlx5 takes it.
 XSHMEM_HD_INLINE int publish(const sq_t &q, uint64_t first, uint32_t n) {
   const uint64_t t0 = detail::clock_ns();
+  atomic::backoff relax;
   while (atomic::load(q.ready, atomic::acquire) != first) {
     if (detail::past(t0, q.deadline_ns)) return kPostTimeout;
+    relax();
   }
   const uint64_t end = first + n;
   atomic::fence();  // the entries before the count that publishes them
@@ -194,6 +200,7 @@ XSHMEM_HD_INLINE int quiet(const sq_t &q, uint64_t *failed_pos = nullptr) {
   build_nop(slot(q, pos), post_of(q, pos, true));
   if ((st = publish(q, pos, 1)) != kPostOk) return st;
   const uint64_t t0 = detail::clock_ns();
+  atomic::backoff relax;
   for (;;) {
     uint64_t done = 0;
     if (!completed(q, &done)) {
@@ -202,6 +209,7 @@ XSHMEM_HD_INLINE int quiet(const sq_t &q, uint64_t *failed_pos = nullptr) {
     }
     if (done > pos) return kPostOk;
     if (detail::past(t0, q.deadline_ns)) return kPostTimeout;
+    relax();
   }
 }
 
