@@ -11,8 +11,8 @@
 //      published (`ready` equals its first position) and moves `ready` past its own, so the
 //      entries become visible to the NIC in position order whatever order the threads write in.
 //      The thread that publishes writes the doorbell record (the producer count) and rings the
-//      doorbell (a UAR store; none for the software NIC model, which polls the record); a run of
-//      entries costs one doorbell (batched doorbells: publish_n);
+//      doorbell (a UAR store; none for the software NIC model, which polls the record); a claim
+//      of several entries costs one doorbell (batched doorbells);
 //   3. completions are selective: an entry asks for a CQE when it is the last of its claim and
 //      its claim crosses a multiple of nbb / 4 (so the NIC reports progress at least four times
 //      per pass of the queue), and `quiet` posts one signaled NOP. The CQ is collapsed: one entry
@@ -27,12 +27,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#if !defined(__CUDA_ARCH__)
-#include <time.h>
-#endif
 
 #include <xshmem/device/atomic.h>
 #include <xshmem/device/gda_wqe.h>
+#include <xshmem/device/p2p.h>  // wait_clock
 #include <xshmem/device/state.h>
 
 namespace xshmem::dev::gda {
@@ -57,23 +55,6 @@ enum post_status_t : int {
   kPostTimeout = 1,  // a wait passed sq_t::deadline_ns (the NIC does not consume)
   kPostError = 2,    // the collapsed CQE is an error CQE: the queue is in error
 };
-
-namespace detail {
-XSHMEM_HD_INLINE uint64_t clock_ns() {
-#if defined(__CUDA_ARCH__)
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-#else
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-#endif
-}
-XSHMEM_HD_INLINE bool past(uint64_t t0, uint64_t deadline_ns) {
-  return deadline_ns != 0 && clock_ns() - t0 > deadline_ns;
-}
-}  // namespace detail
 
 // How many positions have completed (every entry below *done), from the collapsed CQE. The CQE
 // is read before `ready` (positions the NIC completed are below any later count of published
@@ -100,20 +81,26 @@ XSHMEM_HD_INLINE bool completed(const sq_t &q, uint64_t *done) {
   return true;
 }
 
-// Claims n consecutive positions (n >= 1, at most nbb) for the calling thread; *first gets the
-// first. Waits while the claim would overwrite an entry not yet consumed.
-XSHMEM_HD_INLINE int reserve(const sq_t &q, uint32_t n, uint64_t *first) {
-  const uint64_t pos = atomic::fetch_add(q.reserved, static_cast<uint64_t>(n));
-  *first = pos;
-  const uint64_t t0 = detail::clock_ns();
+namespace detail {
+// Waits until the claim [first, first + n) has room: every entry it would overwrite consumed.
+XSHMEM_HD_INLINE int wait_room(const sq_t &q, uint64_t first, uint32_t n) {
+  wait_clock clock = wait_clock::with_timeout(q.deadline_ns);
   atomic::backoff relax;
   for (;;) {
     uint64_t done = 0;
     if (!completed(q, &done)) return kPostError;
-    if (pos + n <= done + q.nbb) return kPostOk;
-    if (detail::past(t0, q.deadline_ns)) return kPostTimeout;
+    if (first + n <= done + q.nbb) return kPostOk;
+    if (clock.passed()) return kPostTimeout;
     relax();
   }
+}
+}  // namespace detail
+
+// Claims n consecutive positions (n >= 1, at most nbb) for the calling thread; *first gets the
+// first. Waits while the claim would overwrite an entry not yet consumed.
+XSHMEM_HD_INLINE int reserve(const sq_t &q, uint32_t n, uint64_t *first) {
+  *first = atomic::fetch_add(q.reserved, static_cast<uint64_t>(n));
+  return detail::wait_room(q, *first, n);
 }
 
 #if defined(__CUDACC__)
@@ -138,15 +125,7 @@ __device__ __forceinline__ int reserve_warp(const sq_t &q, unsigned mask, uint32
   if (static_cast<int>(lane) == leader) base = atomic::fetch_add(q.reserved, uint64_t{total});
   base = __shfl_sync(mask, base, leader);
   *first = base + offset;
-  const uint64_t t0 = detail::clock_ns();
-  atomic::backoff relax;
-  for (;;) {
-    uint64_t done = 0;
-    if (!completed(q, &done)) return kPostError;
-    if (*first + n <= done + q.nbb) return kPostOk;
-    if (detail::past(t0, q.deadline_ns)) return kPostTimeout;
-    relax();
-  }
+  return detail::wait_room(q, *first, n);
 }
 #endif
 
@@ -172,10 +151,10 @@ XSHMEM_HD_INLINE post_t post_of(const sq_t &q, uint64_t pos, bool signaled, uint
 // NIC: the doorbell record, then (on a NIC) the doorbell with the first 8 bytes of the last
 // entry, as mlx5 takes it.
 XSHMEM_HD_INLINE int publish(const sq_t &q, uint64_t first, uint32_t n) {
-  const uint64_t t0 = detail::clock_ns();
+  wait_clock clock = wait_clock::with_timeout(q.deadline_ns);
   atomic::backoff relax;
   while (atomic::load(q.ready, atomic::acquire) != first) {
-    if (detail::past(t0, q.deadline_ns)) return kPostTimeout;
+    if (clock.passed()) return kPostTimeout;
     relax();
   }
   const uint64_t end = first + n;
@@ -199,7 +178,7 @@ XSHMEM_HD_INLINE int quiet(const sq_t &q, uint64_t *failed_pos = nullptr) {
   if (st != kPostOk) return st;
   build_nop(slot(q, pos), post_of(q, pos, true));
   if ((st = publish(q, pos, 1)) != kPostOk) return st;
-  const uint64_t t0 = detail::clock_ns();
+  wait_clock clock = wait_clock::with_timeout(q.deadline_ns);
   atomic::backoff relax;
   for (;;) {
     uint64_t done = 0;
@@ -208,7 +187,7 @@ XSHMEM_HD_INLINE int quiet(const sq_t &q, uint64_t *failed_pos = nullptr) {
       return kPostError;
     }
     if (done > pos) return kPostOk;
-    if (detail::past(t0, q.deadline_ns)) return kPostTimeout;
+    if (clock.passed()) return kPostTimeout;
     relax();
   }
 }

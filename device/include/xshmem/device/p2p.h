@@ -59,6 +59,13 @@ class wait_clock {
  public:
   XSHMEM_HD_INLINE explicit wait_clock(const state_t *s)
       : timeout_ns_(s != nullptr ? s->wait_timeout_ns : 0) {}
+  // A clock with a timeout of its own (0: none), for waits whose deadline is not the state's
+  // (the GDA send queues, gda.h).
+  XSHMEM_HD_INLINE static wait_clock with_timeout(uint64_t timeout_ns) {
+    wait_clock c(nullptr);
+    c.timeout_ns_ = timeout_ns;
+    return c;
+  }
   // Called after each unsuccessful poll.
   XSHMEM_HD_INLINE bool passed() {
     if (timeout_ns_ == 0) return false;
