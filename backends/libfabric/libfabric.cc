@@ -13,9 +13,11 @@
 // lacks them, a flushing read per written peer at quiet), split at chunk boundaries and at the
 // provider's max_msg_size. Puts of at most the inject size are injected: the first few after a
 // flush with a completion, the rest without one and a flushing read at quiet (FI_ORDER_RAW).
-// Atomics and signals are active messages executed by the target's progress thread with the CPU's
-// atomic instructions (docs/semantics.md "Atomicity across paths"): atomic with respect to
-// hostshm's CPU atomics on the same location, so the table sets XSHMEM_DATA_OPS_AMO_COHERENT. Every
+// Atomics and signals are active messages executed by the target's progress thread, in batches of
+// what has arrived, with the CPU's atomic instructions on host heaps and the GPU's (the core's
+// heap_apply: one kernel per batch) on GPU heaps (docs/semantics.md "Atomicity across paths"):
+// atomic with respect to hostshm's CPU atomics or the GPU's atomics on the same location, so the
+// table sets XSHMEM_DATA_OPS_AMO_COHERENT. Every
 // wait has a deadline (XSHMEM_LIBFABRIC_TIMEOUT) measured from the last completion: a dead or
 // frozen peer is an error naming it, never a hang. Staged path (a GPU heap the provider cannot
 // register, or XSHMEM_LIBFABRIC_STAGED): puts and gets are chunk-sized messages to the target's
@@ -38,6 +40,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -114,6 +118,10 @@ struct AmReq {
   uint64_t operand;  // staged put/get: the length
   uint64_t compare;
   uint64_t token;  // the initiator's Op
+  // Position among the requests of (src_pe, src_chan) to this PE (Channel::seq): the target
+  // applies them in this order whatever order their receives complete in (a provider may finish
+  // a large message's receive, rendezvous or segmented, after a later small one's).
+  uint64_t seq;
 };
 struct AmRep {
   uint32_t magic;
@@ -201,6 +209,11 @@ struct Domain {
   size_t req_size = sizeof(AmReq);  // bytes a request buffer takes
   std::vector<fi_addr_t> addr_s;    // [pe * kMaxDomains + d]: peer's service endpoint d
   std::vector<fi_addr_t> addr_e;    // [pe * nch + c]: peer's channel endpoint c
+  // Requests received, in arrival order, not yet served (the progress thread's, serve()).
+  std::deque<ReqBuf *> received;
+  // [src_pe * nch + src_chan]: the AmReq::seq served next; held: requests that overtook it.
+  std::vector<uint64_t> expect;
+  std::map<std::pair<size_t, uint64_t>, ReqBuf *> held;
 };
 
 // Operation contexts (which hold active-message requests) and reply buffers of a channel.
@@ -227,9 +240,11 @@ struct Channel {
   int outstanding = 0, am_inflight = 0;
   std::vector<int> pe_out;       // [pe]: operations in flight to pe
   std::vector<uint8_t> written;  // [pe]: written since the last flush (no delivery complete)
+  std::vector<uint64_t> seq;     // [pe]: the next request's AmReq::seq
   int tracked_injects = 0;       // small puts posted with a completion since the last flush
   int failed_pe = -1;            // a completion error seen, not yet reported
   std::string failed_why;
+  bool failure_logged = false;  // channel_failure's line was printed (once per channel)
 };
 
 template <typename T>
@@ -278,10 +293,10 @@ class MemAccess {
   virtual void lane_close(void *) {}
   // Copies n bytes between any two pointers of this process (host or, CUDA, device memory).
   virtual xshmem_status_t copy(void *lane, void *dst, const void *src, size_t n) = 0;
-  // The atomic `op` on the aligned 4-byte (wide: 8-byte) word at p; *old gets the old value.
-  // src_pe: the PE it came from, for diagnostics.
-  virtual xshmem_status_t amo(void *lane, void *p, bool wide, xshmem_amo_op_t op, uint64_t v,
-                              uint64_t cmp, uint64_t *old, int src_pe) = 0;
+  // The operations of ops[0, n) (services_v1.h's entries: atomics on heap words, copies into or
+  // out of the heap; src_pe for diagnostics), applied in array order; each entry gets its status
+  // and, an atomic, its old value. The progress thread applies what it received in one call.
+  virtual void apply(void *lane, xshmem_heap_op_v1_t *ops, size_t n) = 0;
   // Page-locks a host buffer for fast device copies (bounce and landing buffers).
   virtual void pin(void *, size_t) {}
   virtual void unpin(void *) {}
@@ -294,15 +309,26 @@ class HostAccess final : public MemAccess {
     memcpy(dst, src, n);
     return XSHMEM_SUCCESS;
   }
-  xshmem_status_t amo(void *, void *p, bool wide, xshmem_amo_op_t op, uint64_t v, uint64_t cmp,
-                      uint64_t *old, int) override {
+  void apply(void *, xshmem_heap_op_v1_t *ops, size_t n) override {
+    for (size_t i = 0; i < n; ++i) {
+      xshmem_heap_op_v1_t &a = ops[i];
+      if (a.kind == XSHMEM_HEAP_OP_COPY) {
+        memcpy(a.addr, a.src, a.operand);
+        a.status = XSHMEM_SUCCESS;
+      } else {
+        amo(a);
+      }
+    }
+  }
+  static void amo(xshmem_heap_op_v1_t &a) {
     bool ok = true;
-    if (wide)
-      *old = apply_one(static_cast<uint64_t *>(p), op, v, cmp, &ok);
+    const auto op = static_cast<xshmem_amo_op_t>(a.op);
+    if (a.width == 8)
+      a.old = apply_one(static_cast<uint64_t *>(a.addr), op, a.operand, a.compare, &ok);
     else
-      *old = apply_one(static_cast<uint32_t *>(p), op, static_cast<uint32_t>(v),
-                       static_cast<uint32_t>(cmp), &ok);
-    return ok ? XSHMEM_SUCCESS : XSHMEM_ERR_INVALID;
+      a.old = apply_one(static_cast<uint32_t *>(a.addr), op, static_cast<uint32_t>(a.operand),
+                        static_cast<uint32_t>(a.compare), &ok);
+    a.status = ok ? XSHMEM_SUCCESS : XSHMEM_ERR_INVALID;
   }
 };
 
@@ -327,7 +353,9 @@ class CudaAccess final : public MemAccess {
     std::unique_ptr<CudaAccess> a(new CudaAccess());
     a->base_ = base;
     a->size_ = size;
-    if (XSHMEM_SERVICES_HAS(svc, heap_amo)) {
+    if (XSHMEM_SERVICES_HAS(svc, heap_apply)) {
+      a->svc_heap_apply_ = svc->heap_apply;
+    } else if (XSHMEM_SERVICES_HAS(svc, heap_amo)) {
       a->svc_heap_amo_ = svc->heap_amo;
     } else {
       XSHMEM_PLOG(svc, XSHMEM_LOG_WARN, kName,
@@ -404,22 +432,38 @@ class CudaAccess final : public MemAccess {
     if (!r) r = StreamSynchronize(s);
     return r ? XSHMEM_ERR_IO : XSHMEM_SUCCESS;
   }
-  // With the core's heap_amo (services 1.3): the GPU's own atomic instructions, so atomic with
-  // respect to kernels' and NVLink peers' atomics on the word. An older core: word out, modified
-  // on the CPU, back, atomic only among the atomics this progress thread executes.
-  xshmem_status_t amo(void *lane, void *p, bool wide, xshmem_amo_op_t op, uint64_t v, uint64_t cmp,
-                      uint64_t *old, int src_pe) override {
-    if (svc_heap_amo_) return svc_heap_amo_(p, wide ? 8 : 4, op, v, cmp, old, src_pe);
-    const size_t w = wide ? 8 : 4;
-    uint64_t word = 0;
-    xshmem_status_t st = copy(lane, &word, p, w);
-    if (st) return st;
-    uint64_t before = word;
-    HostAccess host;
-    st = host.amo(nullptr, &word, wide, op, v, cmp, old, src_pe);
-    if (st) return st;
-    if (word != before) st = copy(lane, p, &word, w);
-    return st;
+  // With the core's heap_apply (services 1.4): everything on the core's stream in order, runs of
+  // atomics as one kernel each with the GPU's own atomic instructions (atomic with respect to
+  // kernels' and NVLink peers' atomics on the word), one wait. With heap_amo (1.3): a kernel per
+  // atomic, a synchronous copy per copy. An older core: atomics copy the word out, modify it on
+  // the CPU and copy it back, atomic only among the atomics this progress thread executes.
+  void apply(void *lane, xshmem_heap_op_v1_t *ops, size_t n) override {
+    if (svc_heap_apply_) {
+      (void)svc_heap_apply_(ops, n);  // every entry gets its status
+      return;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      xshmem_heap_op_v1_t &a = ops[i];
+      if (a.kind == XSHMEM_HEAP_OP_COPY) {
+        a.status = copy(lane, a.addr, a.src, a.operand);
+        continue;
+      }
+      if (svc_heap_amo_) {
+        a.status = svc_heap_amo_(a.addr, a.width, static_cast<xshmem_amo_op_t>(a.op), a.operand,
+                                 a.compare, &a.old, a.src_pe);
+        continue;
+      }
+      uint64_t word = 0;
+      a.status = copy(lane, &word, a.addr, a.width);
+      if (a.status) continue;
+      const uint64_t before = word;
+      void *const heap_word = a.addr;
+      a.addr = &word;
+      HostAccess::amo(a);
+      a.addr = heap_word;
+      if (a.status == XSHMEM_SUCCESS && word != before)
+        a.status = copy(lane, a.addr, &word, a.width);
+    }
   }
   void pin(void *p, size_t n) override {
     bind();
@@ -448,6 +492,7 @@ class CudaAccess final : public MemAccess {
   const char *base_ = nullptr;
   size_t size_ = 0;
   decltype(xshmem_core_services_v1_t::heap_amo) svc_heap_amo_ = nullptr;
+  decltype(xshmem_core_services_v1_t::heap_apply) svc_heap_apply_ = nullptr;
   CUdevice dev_ = 0;
   CUcontext ctx_ = nullptr;
   bool retained_ = false;
@@ -486,8 +531,7 @@ struct Ctx {
   size_t max_msg = SIZE_MAX;
   size_t inject = 0;  // tx_attr->inject_size: puts this small are copied by the provider at once
   bool raw_order = false;      // reads after writes to one target are ordered (FI_ORDER_RAW)
-  bool sas_order = false;      // sends to one target arrive in order (FI_ORDER_SAS)
-  bool poll_channels = false;  // the progress thread reads idle channels' queues (sockets)
+  bool poll_channels = false;  // the progress thread reads idle channels' queues (manual progress)
   char *heap_base = nullptr;
   size_t heap_size = 0;
   int heap_device = -1;
@@ -727,10 +771,13 @@ int stuck_pe(const Channel *ch, int hint) {
 // Reports a channel failure once (log line naming the peer) and returns its status.
 xshmem_status_t channel_failure(Ctx *c, Channel *ch, const char *what, int pe_hint) {
   int pe = ch->failed_pe >= 0 ? ch->failed_pe : pe_hint;
-  FLOG(XSHMEM_LOG_ERROR,
-       "%s to pe %d failed on channel %d (provider %s): %s; pe %d died or closed "
-       "its endpoint",
-       what, pe, ch->index, c->prov.c_str(), ch->failed_why.c_str(), pe);
+  if (!ch->failure_logged) {  // every later operation on the channel fails the same way
+    ch->failure_logged = true;
+    FLOG(XSHMEM_LOG_ERROR,
+         "%s to pe %d failed on channel %d (provider %s): %s; pe %d died or closed "
+         "its endpoint",
+         what, pe, ch->index, c->prov.c_str(), ch->failed_why.c_str(), pe);
+  }
   set_async_error(c, XSHMEM_ERR_PEER_FAILED, "libfabric: %s to pe %d failed: %s", what, pe,
                   ch->failed_why.c_str());
   return XSHMEM_ERR_PEER_FAILED;
@@ -917,25 +964,26 @@ ssize_t send_transmit(fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t t
 
 // The staged path: one message per chunk to the target's service endpoint. A put copies its piece
 // (host memcpy or a device-to-host copy) into one of the channel's bounce buffers and sends it as
-// header + data; the target's progress thread copies it into the heap and acknowledges. A get
-// sends a header; the reply carries the data, copied out when the channel reads it. Every piece
-// is an operation awaiting its reply, so a blocking call returns, and quiet or fence return, when
-// the target has copied (remote completion), and put_signal's signal follows its data.
+// header + data; the target's progress thread copies it into the heap. A get sends a header; the
+// reply carries the data, copied out when the channel reads it. The target applies the requests
+// of a channel in the order they were sent (AmReq::seq), so a put needs no reply of its own:
+// quiet, fence and put_signal's flush (flush_written) are requests answered after every earlier
+// one of the channel is applied, and put_signal's signal request follows its data.
 xshmem_status_t staged_rma(Ctx *c, Channel *ch, int pe, uint64_t off, char *local, size_t n,
                            bool is_put, bool nbi, const char *what) {
-  // A put's source is free once copied into the bounce buffers: with sends delivered in order
-  // (FI_ORDER_SAS) the target applies every later request of this channel after it, so a
-  // blocking put returns once posted and completes, like an nbi one, by quiet or fence.
-  if (is_put && c->sas_order) nbi = true;
+  // A put's source is free once copied into the bounce buffers, and the target applies every
+  // later request of this channel after it: a blocking put returns once posted and completes,
+  // like an nbi one, by quiet or fence.
+  if (is_put) nbi = true;
   int group = 0, group_err = 0;
   int *grp = nbi ? nullptr : &group, *grp_err = nbi ? nullptr : &group_err;
   fi_addr_t dest = c->doms[ch->dom]->addr_s[size_t(pe) * kMaxDomains + ch->index % c->peer_nd[pe]];
   size_t done = 0;
   while (done < n) {
     const size_t len = std::min(n - done, c->chunk);
-    // In-order providers: a put gets no reply of its own; quiet, fence and put_signal send a
-    // flush request after it (flush_written) whose reply carries any failure.
-    const bool acked = !is_put || !c->sas_order;
+    // A put gets no reply of its own; quiet, fence and put_signal send a flush request after it
+    // (flush_written) whose reply carries any failure.
+    const bool acked = !is_put;
     xshmem_status_t st = XSHMEM_SUCCESS;
     if (acked && ch->am_inflight >= kRepliesPerChannel)
       st = wait_for(
@@ -962,7 +1010,8 @@ xshmem_status_t staged_rma(Ctx *c, Channel *ch, int pe, uint64_t off, char *loca
                     off + done,
                     len,
                     0,
-                    reinterpret_cast<uintptr_t>(op)};
+                    reinterpret_cast<uintptr_t>(op),
+                    ch->seq[pe]++};
     char *msg = reinterpret_cast<char *>(&op->req);
     size_t msg_len = sizeof(AmReq);
     void *desc = ch->pool_mr ? fi_mr_desc(ch->pool_mr) : nullptr;
@@ -1165,7 +1214,8 @@ xshmem_status_t flush_staged(Ctx *c, Channel *ch) {
                     0,
                     0,
                     0,
-                    reinterpret_cast<uintptr_t>(op)};
+                    reinterpret_cast<uintptr_t>(op),
+                    ch->seq[pe]++};
     fi_addr_t dest =
         c->doms[ch->dom]->addr_s[size_t(pe) * kMaxDomains + ch->index % c->peer_nd[pe]];
     void *desc = ch->pool_mr ? fi_mr_desc(ch->pool_mr) : nullptr;
@@ -1191,8 +1241,12 @@ xshmem_status_t lf_quiet(void *ctx, int channel) {
 }
 
 // Everything earlier is complete at its target before anything later starts: correct on every
-// provider whatever its ordering attributes (a fence that waits).
+// provider whatever its ordering attributes (a fence that waits). On the staged path every put,
+// atomic and signal of a channel is a request that its target applies in the order they were
+// sent (AmReq::seq): a later one already follows an earlier one to the same PE, and the fence
+// waits for nothing (a GPU thread's small put_signal is a put, a fence and a signal request).
 xshmem_status_t lf_fence(void *ctx, int channel) {
+  if (static_cast<Ctx *>(ctx)->staged) return XSHMEM_SUCCESS;
   return lf_quiet(ctx, channel);
 }
 
@@ -1226,9 +1280,10 @@ bool committed(const Ctx *c, uint64_t off, uint64_t n) {
   return true;
 }
 
-// Executes one request on this PE's heap (the progress thread). Floating-point types take only
-// FETCH, SET and SWAP, which act on the bits.
-xshmem_status_t apply_amo(Ctx *c, const AmReq &q, uint64_t *out) {
+// Checks an atomic request for this PE's heap and makes its entry for the heap access (applied
+// by the progress thread in batches, MemAccess::apply). Floating-point types take only FETCH, SET
+// and SWAP, which act on the bits.
+xshmem_status_t amo_entry(const Ctx *c, const AmReq &q, xshmem_heap_op_v1_t *a) {
   const bool wide =
       q.type == XSHMEM_AMO_U64 || q.type == XSHMEM_AMO_I64 || q.type == XSHMEM_AMO_F64;
   const size_t w = wide ? 8 : 4;
@@ -1237,9 +1292,15 @@ xshmem_status_t apply_amo(Ctx *c, const AmReq &q, uint64_t *out) {
       q.op != XSHMEM_AMO_SET && q.op != XSHMEM_AMO_SWAP)
     return XSHMEM_ERR_UNSUPPORTED;
   if (!committed(c, q.offset, w) || q.offset % w) return XSHMEM_ERR_INVALID;
-  return c->access->amo(c->serve_lane, c->heap_base + q.offset, wide,
-                        static_cast<xshmem_amo_op_t>(q.op), q.operand, q.compare, out,
-                        static_cast<int>(q.src_pe));
+  *a = xshmem_heap_op_v1_t{};
+  a->kind = XSHMEM_HEAP_OP_AMO;
+  a->width = static_cast<uint32_t>(w);
+  a->op = static_cast<int32_t>(q.op);
+  a->src_pe = static_cast<int32_t>(q.src_pe);
+  a->addr = c->heap_base + q.offset;
+  a->operand = q.operand;
+  a->compare = q.compare;
+  return XSHMEM_SUCCESS;
 }
 
 xshmem_status_t amo_locked(Ctx *c, Channel *ch, int pe, uint64_t off, xshmem_amo_op_t op,
@@ -1272,7 +1333,8 @@ xshmem_status_t amo_locked(Ctx *c, Channel *ch, int pe, uint64_t off, xshmem_amo
                  off,
                  operand,
                  compare,
-                 reinterpret_cast<uintptr_t>(o)};
+                 reinterpret_cast<uintptr_t>(o),
+                 ch->seq[pe]++};
   fi_addr_t dest = c->doms[ch->dom]->addr_s[size_t(pe) * kMaxDomains + ch->index % c->peer_nd[pe]];
   void *desc = ch->pool_mr ? fi_mr_desc(ch->pool_mr) : nullptr;
   st = post(
@@ -1308,12 +1370,18 @@ xshmem_status_t lf_put_signal(void *ctx, int channel, int pe, uint64_t off, cons
   if (st) return st;
   Channel *ch = channel_of(c, channel);
   std::lock_guard<std::mutex> g(ch->mu);
-  // The data (and any earlier operation to pe) delivered before the signal leaves.
-  st = wait_for(
-      c, ch, [&] { return ch->pe_out[pe] == 0; }, "put_signal", pe);
-  if (st) return st;
-  st = flush_written(c, ch);  // injected puts, and every put without delivery complete
-  if (st) return st;
+  // Staged path: the data's pieces and the signal are requests of this channel to pe, which its
+  // progress thread applies in the order they were sent (the copies before the signal), so
+  // nothing is waited for here; a failure of the data is reported by the next flush (quiet,
+  // fence). Otherwise the data (and any earlier operation to pe) is delivered before the signal
+  // leaves.
+  if (!c->staged) {
+    st = wait_for(
+        c, ch, [&] { return ch->pe_out[pe] == 0; }, "put_signal", pe);
+    if (st) return st;
+    st = flush_written(c, ch);  // injected puts, and every put without delivery complete
+    if (st) return st;
+  }
   const xshmem_amo_op_t op = sig_op == 1 ? XSHMEM_AMO_ADD : XSHMEM_AMO_SET;
   return amo_locked(c, ch, pe, sig_off, op, XSHMEM_AMO_U64, signal, 0, nullptr,
                     flags & XSHMEM_DATA_NBI, "put_signal");
@@ -1426,87 +1494,29 @@ void post_req(Domain *d, ReqBuf *b) {
     FLOG(XSHMEM_LOG_ERROR, "cannot post a request buffer on the service endpoint: %s", fi_err(r));
 }
 
-// Handles the service endpoint's completions; returns how many there were.
-int serve(Ctx *c, Domain *d) {
-  fi_cq_entry ent[16];
-  ssize_t n = fi_cq_read(d->scq, ent, 16);
-  if (n > 0) {
-    for (ssize_t i = 0; i < n; ++i) {
-      uint32_t kind = *reinterpret_cast<uint32_t *>(static_cast<char *>(ent[i].op_context) +
-                                                    sizeof(fi_context2));
-      if (kind == kSendBuf) {
-        SendBuf *s = static_cast<SendBuf *>(ent[i].op_context);
-        s->next_free = d->free_sends;
-        d->free_sends = s;
-        continue;
-      }
-      if (kind != kReqBuf) continue;
-      ReqBuf *b = static_cast<ReqBuf *>(ent[i].op_context);
-      AmReq q;
-      memcpy(&q, b->buf, sizeof q);
-      if (q.magic != kMagicReq || q.src_pe >= uint32_t(c->n_pes) ||
-          q.src_chan >= uint32_t(c->nch)) {
-        post_req(d, b);
-        FLOG(XSHMEM_LOG_ERROR, "a malformed request arrived on the service endpoint; ignored");
-        continue;
-      }
-      const bool sput = q.op == kOpStagedPut, sget = q.op == kOpStagedGet;
-      if (!c->serve_lane && c->access) c->serve_lane = c->access->lane_open();
-      uint64_t value = 0;
-      xshmem_status_t st = XSHMEM_SUCCESS;
-      if ((sput || sget) && (!c->staged || q.operand > c->chunk)) {
-        st = XSHMEM_ERR_INVALID;
-      } else if ((sput || sget) && !committed(c, q.offset, q.operand)) {
-        FLOG(XSHMEM_LOG_ERROR,
-             "staged %s from pe %u: heap offset %llu + %llu bytes is outside this pe's (%d) "
-             "committed heap; refused",
-             sput ? "put" : "get", q.src_pe, static_cast<unsigned long long>(q.offset),
-             static_cast<unsigned long long>(q.operand), c->my_pe);
-        st = XSHMEM_ERR_INVALID;
-      } else if (sput) {
-        // The data into the heap before the acknowledgement (remote completion).
-        st = c->access->copy(c->serve_lane, c->heap_base + q.offset, b->buf + sizeof(AmReq),
-                             q.operand);
-      } else if (q.op == kOpStagedFlush) {
-        st = static_cast<xshmem_status_t>(c->staged_err[q.src_pe]);
-        c->staged_err[q.src_pe] = XSHMEM_SUCCESS;
-      } else if (!sget) {
-        st = apply_amo(c, q, &value);
-      }
-      post_req(d, b);
-      if (sput && q.type == 0) {  // unacknowledged: the next flush from that pe reports it
-        if (st && !c->staged_err[q.src_pe]) c->staged_err[q.src_pe] = st;
-        continue;
-      }
-      while (!d->free_sends && !c->stop.load(std::memory_order_relaxed)) serve(c, d);
-      SendBuf *s = d->free_sends;
-      if (!s) return static_cast<int>(n);
-      d->free_sends = s->next_free;
-      size_t rep_len = sizeof(AmRep);
-      if (sget && st == XSHMEM_SUCCESS) {
-        st = c->access->copy(c->serve_lane, s->buf + sizeof(AmRep), c->heap_base + q.offset,
-                             q.operand);
-        if (st == XSHMEM_SUCCESS) rep_len += q.operand;
-      }
-      s->rep = AmRep{kMagicRep, st, q.token, value};
-      memcpy(s->buf, &s->rep, sizeof s->rep);
-      fi_addr_t to = d->addr_e[size_t(q.src_pe) * c->nch + q.src_chan];
-      auto deadline = Clock::now() + std::chrono::milliseconds(c->timeout_ms);
-      int r;
-      while ((r = static_cast<int>(send_transmit(d->sep, s->buf, rep_len, s->desc, to, s))) ==
-                 -FI_EAGAIN &&
-             Clock::now() < deadline)
-        (void)fi_cq_read(d->scq, nullptr, 0);
-      if (r) {
-        s->next_free = d->free_sends;
-        d->free_sends = s;
-        set_async_error(c, XSHMEM_ERR_PEER_FAILED,
-                        "libfabric: the reply to an atomic from pe %u could not be sent: %s",
-                        q.src_pe, fi_err(r));
-      }
+// Service completions read at once, and requests served as one batch: the most atomics and
+// staged puts applied by one heap access call (on a GPU heap: one wait, and where processes share
+// the GPU one time slice, per batch).
+constexpr int kServeBatch = 64;
+
+// Reads the service endpoint's completion queue once: a reply sent frees its buffer, a request
+// received joins d->received (in arrival order; only serve() takes them off). Returns the number
+// of completions read.
+int read_service_cq(Domain *d) {
+  fi_cq_entry ent[kServeBatch];
+  const ssize_t n = fi_cq_read(d->scq, ent, kServeBatch);
+  for (ssize_t i = 0; i < n; ++i) {
+    const uint32_t kind =
+        *reinterpret_cast<uint32_t *>(static_cast<char *>(ent[i].op_context) + sizeof(fi_context2));
+    if (kind == kSendBuf) {
+      SendBuf *s = static_cast<SendBuf *>(ent[i].op_context);
+      s->next_free = d->free_sends;
+      d->free_sends = s;
+    } else if (kind == kReqBuf) {
+      d->received.push_back(static_cast<ReqBuf *>(ent[i].op_context));
     }
-    return static_cast<int>(n);
   }
+  if (n > 0) return static_cast<int>(n);
   if (n == -FI_EAVAIL) {
     fi_cq_err_entry e{};
     if (fi_cq_readerr(d->scq, &e, 0) == 1 && e.op_context) {
@@ -1524,6 +1534,185 @@ int serve(Ctx *c, Domain *d) {
     return 1;
   }
   return 0;
+}
+
+// Answers request q of a peer: status st, value, and for a staged get the data. Waits for a free
+// reply buffer by reading the completion queue, which only queues the requests it finds: they
+// are served later, in order.
+void reply(Ctx *c, Domain *d, const AmReq &q, xshmem_status_t st, uint64_t value) {
+  while (!d->free_sends && !c->stop.load(std::memory_order_relaxed)) (void)read_service_cq(d);
+  SendBuf *s = d->free_sends;
+  if (!s) return;  // stopping
+  d->free_sends = s->next_free;
+  size_t rep_len = sizeof(AmRep);
+  if (q.op == kOpStagedGet && st == XSHMEM_SUCCESS) {
+    st = c->access->copy(c->serve_lane, s->buf + sizeof(AmRep), c->heap_base + q.offset, q.operand);
+    if (st == XSHMEM_SUCCESS) rep_len += q.operand;
+  }
+  s->rep = AmRep{kMagicRep, st, q.token, value};
+  memcpy(s->buf, &s->rep, sizeof s->rep);
+  fi_addr_t to = d->addr_e[size_t(q.src_pe) * c->nch + q.src_chan];
+  auto deadline = Clock::now() + std::chrono::milliseconds(c->timeout_ms);
+  int r;
+  while ((r = static_cast<int>(send_transmit(d->sep, s->buf, rep_len, s->desc, to, s))) ==
+             -FI_EAGAIN &&
+         Clock::now() < deadline)
+    (void)fi_cq_read(d->scq, nullptr, 0);
+  if (r) {
+    s->next_free = d->free_sends;
+    d->free_sends = s;
+    set_async_error(c, XSHMEM_ERR_PEER_FAILED,
+                    "libfabric: the reply to a request from pe %u could not be sent: %s", q.src_pe,
+                    fi_err(r));
+  }
+}
+
+// Requests received and checked, not yet applied: atomics and staged puts, whose receive buffers
+// (the puts' data) are posted again once the batch is applied.
+struct Batch {
+  AmReq req[kServeBatch];
+  ReqBuf *buf[kServeBatch];
+  xshmem_heap_op_v1_t op[kServeBatch];
+  int n = 0;
+};
+
+// Applies the batch in arrival order (one heap access call: on a GPU heap, one wait), posts its
+// receive buffers again and answers each request (unacknowledged staged puts: their failure
+// goes to that PE's next flush).
+void apply_batch(Ctx *c, Domain *d, Batch &b) {
+  if (b.n == 0) return;
+  // The staged puts go ahead of the atomics received before them in the batch, unless they
+  // overlap one: requests between two flushes (fence, quiet) are unordered in OpenSHMEM but for
+  // the same bytes, and put_signal's signal still follows its data. On a GPU heap that makes a
+  // batch of put_signals one run of copies and one kernel, not a copy and a kernel per request
+  // (where processes share the GPU each switch between copy and kernel waits for a time slice).
+  xshmem_heap_op_v1_t ops[kServeBatch];
+  int order[kServeBatch], n_ops = 0;  // ops[k] is b.op[order[k]]
+  int amos[kServeBatch], n_amo = 0, amo_first = 0;
+  for (int i = 0; i < b.n; ++i) {
+    const xshmem_heap_op_v1_t &o = b.op[i];
+    if (o.kind != XSHMEM_HEAP_OP_COPY) {
+      amos[n_amo++] = i;
+      continue;
+    }
+    const char *lo = static_cast<const char *>(o.addr), *hi = lo + o.operand;
+    bool overlap = false;
+    for (int k = amo_first; k < n_amo && !overlap; ++k) {
+      const char *w = static_cast<const char *>(b.op[amos[k]].addr);
+      overlap = w < hi && w + b.op[amos[k]].width > lo;
+    }
+    if (overlap)  // the atomics so far first
+      for (; amo_first < n_amo; ++amo_first) order[n_ops++] = amos[amo_first];
+    order[n_ops++] = i;
+  }
+  for (; amo_first < n_amo; ++amo_first) order[n_ops++] = amos[amo_first];
+  for (int k = 0; k < n_ops; ++k) ops[k] = b.op[order[k]];
+  c->access->apply(c->serve_lane, ops, static_cast<size_t>(n_ops));
+  for (int k = 0; k < n_ops; ++k) b.op[order[k]] = ops[k];
+  const int n = b.n;
+  b.n = 0;
+  for (int i = 0; i < n; ++i) post_req(d, b.buf[i]);
+  for (int i = 0; i < n; ++i) {
+    const AmReq &q = b.req[i];
+    const auto st = static_cast<xshmem_status_t>(b.op[i].status);
+    if (q.op == kOpStagedPut && q.type == 0) {
+      if (st && !c->staged_err[q.src_pe]) c->staged_err[q.src_pe] = st;
+      continue;
+    }
+    reply(c, d, q, st, b.op[i].old);
+  }
+}
+
+// Serves request q (in receive buffer b): atomics and staged puts join the batch, anything else
+// (a get, a flush, a refusal) is answered after the batch before it is applied: a flush answers
+// once every earlier request of its channel is applied.
+void serve_one(Ctx *c, Domain *d, ReqBuf *b, const AmReq &q, Batch &batch) {
+  if (batch.n == kServeBatch) apply_batch(c, d, batch);
+  const bool sput = q.op == kOpStagedPut, sget = q.op == kOpStagedGet;
+  if (!c->serve_lane && c->access) c->serve_lane = c->access->lane_open();
+  xshmem_status_t st = XSHMEM_SUCCESS;
+  if ((sput || sget) && (!c->staged || q.operand > c->chunk)) {
+    st = XSHMEM_ERR_INVALID;
+  } else if ((sput || sget) && !committed(c, q.offset, q.operand)) {
+    FLOG(XSHMEM_LOG_ERROR,
+         "staged %s from pe %u: heap offset %llu + %llu bytes is outside this pe's (%d) "
+         "committed heap; refused",
+         sput ? "put" : "get", q.src_pe, static_cast<unsigned long long>(q.offset),
+         static_cast<unsigned long long>(q.operand), c->my_pe);
+    st = XSHMEM_ERR_INVALID;
+  } else if (sput) {  // the data into the heap, then the acknowledgement (remote completion)
+    xshmem_heap_op_v1_t &op = batch.op[batch.n];
+    op = xshmem_heap_op_v1_t{};
+    op.kind = XSHMEM_HEAP_OP_COPY;
+    op.src_pe = static_cast<int32_t>(q.src_pe);
+    op.addr = c->heap_base + q.offset;
+    op.src = b->buf + sizeof(AmReq);
+    op.operand = q.operand;
+    batch.req[batch.n] = q;
+    batch.buf[batch.n++] = b;
+    return;
+  } else if (!sget && q.op != kOpStagedFlush) {  // an atomic
+    st = amo_entry(c, q, &batch.op[batch.n]);
+    if (st == XSHMEM_SUCCESS) {
+      batch.req[batch.n] = q;
+      batch.buf[batch.n++] = b;
+      return;
+    }
+  }
+  apply_batch(c, d, batch);
+  if (q.op == kOpStagedFlush) {
+    st = static_cast<xshmem_status_t>(c->staged_err[q.src_pe]);
+    c->staged_err[q.src_pe] = XSHMEM_SUCCESS;
+  }
+  post_req(d, b);
+  if (sput && q.type == 0) {  // unacknowledged: the next flush from that pe reports it
+    if (st && !c->staged_err[q.src_pe]) c->staged_err[q.src_pe] = st;
+    return;
+  }
+  reply(c, d, q, st, 0);
+}
+
+// Serves up to kServeBatch received requests (and the held ones they release) in the order
+// their initiators sent them (AmReq::seq per source channel: a request that overtook an earlier
+// one of its channel is held until that one is served); returns how many completions were read
+// or requests served. Atomics and staged puts are applied together (Batch) before any later
+// request of another kind, so every request takes effect in that order.
+int serve(Ctx *c, Domain *d) {
+  const int got = read_service_cq(d);
+  if (d->received.empty()) return got;
+  Batch batch;
+  int served = 0;
+  while (served < kServeBatch && !d->received.empty()) {
+    ReqBuf *b = d->received.front();
+    d->received.pop_front();
+    AmReq q;
+    memcpy(&q, b->buf, sizeof q);
+    const size_t src = size_t(q.src_pe) * size_t(c->nch) + q.src_chan;
+    if (q.magic != kMagicReq || q.src_pe >= uint32_t(c->n_pes) || q.src_chan >= uint32_t(c->nch) ||
+        q.seq < d->expect[src] || !d->held.emplace(std::make_pair(src, q.seq), b).second) {
+      post_req(d, b);
+      FLOG(XSHMEM_LOG_ERROR, "a malformed request arrived on the service endpoint; ignored");
+      continue;
+    }
+    if (q.seq != d->expect[src])
+      FLOG(XSHMEM_LOG_DEBUG,
+           "request %llu of pe %u channel %u overtook %llu: held until that one is served",
+           static_cast<unsigned long long>(q.seq), q.src_pe, q.src_chan,
+           static_cast<unsigned long long>(d->expect[src]));
+    // Serve what is next for this source channel, as long as it is here.
+    for (auto it = d->held.find({src, d->expect[src]}); it != d->held.end();
+         it = d->held.find({src, d->expect[src]})) {
+      ReqBuf *next = it->second;
+      d->held.erase(it);
+      ++d->expect[src];
+      AmReq r;
+      memcpy(&r, next->buf, sizeof r);
+      serve_one(c, d, next, r, batch);
+      ++served;
+    }
+  }
+  apply_batch(c, d, batch);
+  return got + served;
 }
 
 // Spins while there is traffic, then yields, then sleeps in short naps: incoming RMA on
@@ -1759,8 +1948,13 @@ xshmem_status_t setup(Ctx *c) {
   if (c->prov == "sockets" && info->domain_attr->data_progress == FI_PROGRESS_AUTO) {
     for (fi_info *i : c->dinfo) i->domain_attr->data_progress = FI_PROGRESS_MANUAL;
     info->domain_attr->data_progress = FI_PROGRESS_MANUAL;
-    c->poll_channels = true;
   }
+  // Manual progress (tcp, sockets as set above): a message a channel sent moves only while its
+  // queue is read, and a caller that returned without waiting (a staged put, put_signal, an nbi
+  // operation) may next wait on something else entirely (its peer's signal); rxm's rendezvous
+  // of a large message then stalls until that caller's next quiet. So the progress thread also
+  // reads the queues of the channels no caller holds.
+  c->poll_channels = info->domain_attr->data_progress == FI_PROGRESS_MANUAL;
   const uint64_t mm = info->domain_attr->mr_mode;
   c->mr_local = mm & FI_MR_LOCAL;
   c->virt_addr = mm & FI_MR_VIRT_ADDR;
@@ -1769,7 +1963,6 @@ xshmem_status_t setup(Ctx *c) {
   c->max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
   c->inject = info->tx_attr->inject_size;
   c->raw_order = (info->tx_attr->msg_order & FI_ORDER_RAW) != 0;
-  c->sas_order = (info->tx_attr->msg_order & FI_ORDER_SAS) != 0;
   if (c->prov.rfind("verbs", 0) == 0 || c->prov.rfind("efa", 0) == 0 ||
       c->prov.rfind("cxi", 0) == 0) {
     c->bandwidth_mbps = 10000;
@@ -1830,6 +2023,7 @@ xshmem_status_t setup(Ctx *c) {
     }
     ch->pe_out.assign(c->n_pes, 0);
     ch->written.assign(c->n_pes, 0);
+    ch->seq.assign(c->n_pes, 0);
     if (c->mr_local) {
       ch->bounce.resize(kBounce);
       if (reg_one(c, ch->dom, ch->pool.get(), sizeof(ChannelPool), XSHMEM_MEM_HOST,
@@ -1923,6 +2117,7 @@ xshmem_status_t setup(Ctx *c) {
     Domain *d = dp.get();
     d->addr_s.assign(size_t(c->n_pes) * kMaxDomains, FI_ADDR_NOTAVAIL);
     d->addr_e.assign(size_t(c->n_pes) * c->nch, FI_ADDR_NOTAVAIL);
+    d->expect.assign(size_t(c->n_pes) * c->nch, 0);
     for (int pe = 0; pe < c->n_pes; ++pe) {
       const char *pn = every.data() + rec * pe + sizeof(AddrRecord);
       for (int k = 0; k < c->peer_nd[pe]; ++k) {

@@ -97,7 +97,20 @@ void *svc_cuda_driver_proc(const char *symbol) {
 }
 xshmem_status_t svc_heap_amo(void *addr, uint32_t width, xshmem_amo_op_t op, uint64_t operand,
                              uint64_t compare, uint64_t *old, int src_pe) {
-  return gpu::heap_amo(addr, width, static_cast<int>(op), operand, compare, old, src_pe);
+  xshmem_heap_op_v1_t a{};
+  a.kind = XSHMEM_HEAP_OP_AMO;
+  a.width = width;
+  a.op = op;
+  a.src_pe = src_pe;
+  a.addr = addr;
+  a.operand = operand;
+  a.compare = compare;
+  const xshmem_status_t st = gpu::heap_apply(&a, 1);
+  if (st == XSHMEM_SUCCESS && old != nullptr) *old = a.old;
+  return st;
+}
+xshmem_status_t svc_heap_apply(xshmem_heap_op_v1_t *ops, size_t n) {
+  return gpu::heap_apply(ops, n);
 }
 
 }  // namespace
@@ -117,5 +130,6 @@ const xshmem_core_services_v1_t g_services = {
     svc_fatal,
     svc_cuda_driver_proc,
     svc_heap_amo,
+    svc_heap_apply,
 };
 }  // namespace xshmem::core

@@ -175,7 +175,8 @@ xshmem_core_services_v1_t fake_services_table() {
           svc_node_fd_exchange,
           svc_fatal,
           nullptr /* cuda_driver_proc */,
-          nullptr /* heap_amo */};
+          nullptr /* heap_amo */,
+          nullptr /* heap_apply */};
 }
 
 const xshmem_core_services_v1_t *fake_services(const FakeServicesOptions &options) {

@@ -1072,7 +1072,9 @@ __global__ void bound_final_kernel(const typename Tag::type *words, int me, int 
 template <class Tag>
 void amo06_type() {
   using T = typename Tag::type;
-  const int threads = 32;
+  // 8 threads where PEs share a GPU over a proxy transport: every step is a round trip that
+  // waits for the other process's time slice (at 32 threads the case took 89 s on one H200).
+  const int threads = gt::proxy_narrowed(32, 4);
   Carver c = carver();
   Guarded words = guarded(c, threads * sizeof(T));
   arm(words, 60);
@@ -1147,7 +1149,9 @@ template <class Tag>
 void amo07_case(int mode, int home) {
   using T = typename Tag::type;
   static_assert(sizeof(T) == 4, "AMO-07 is about adjacent 32-bit words");
-  const int blocks = 2, threads = 128, rounds = gt::scaled(kAdjRounds);
+  // 16 threads a block where PEs share a GPU over a proxy transport (each fetch_add of the peer's
+  // is a round trip through the proxies and the GPU's time slices).
+  const int blocks = 2, threads = gt::proxy_narrowed(128, 8), rounds = gt::scaled(kAdjRounds);
   const int lines = blocks * threads * gt::npes;
   Carver c = carver();
   Guarded words = guarded(c, size_t(lines) * 2 * sizeof(T));
@@ -1377,7 +1381,10 @@ template <class Tag>
 void amo09_wait() {
   using T = typename Tag::type;
   // A blocking AMO at the peer each, and at least 8 (the four operations rotate).
-  const int adder_blocks = 2, threads = 128, ops = gt::scaled(kWaitOps, 10, 8);
+  // 16 threads a block where PEs share a GPU over a proxy transport (round trips, as AMO-07; the
+  // waiter's 5 s deadline for the last adds must hold).
+  const int adder_blocks = 2, threads = gt::proxy_narrowed(128, 8),
+            ops = gt::scaled(kWaitOps, 10, 8);
   T total = 0;
   for (int t = 0; t < adder_blocks * threads; ++t) {
     for (int k = 0; k < ops; ++k) total = wrap_add(total, wait_addend<T>(gt::from, t, k));

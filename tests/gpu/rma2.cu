@@ -531,9 +531,12 @@ __global__ void rma07_kernel(scope_t scope, int shared_src, uint8_t *dst, uint8_
 }
 
 void rma07(Buffers &b, scope_t scope, bool shared_src) {
-  const unsigned blocks = 4;
-  layout_t l =
-      shared_src ? make_layout({8, 1000, 12296}, false) : make_layout({8, 1000, 65544}, false);
+  // Where PEs share a GPU over a proxy transport, a __shared__ source travels in 32-byte request
+  // pieces, each waiting for the GPU's time slices: one block and 4104 bytes at most there.
+  const bool narrow = shared_src && gt::proxy_shared();
+  const unsigned blocks = narrow ? 1 : 4;
+  layout_t l = shared_src ? make_layout({8, 1000, narrow ? size_t(4104) : size_t(12296)}, false)
+                          : make_layout({8, 1000, 65544}, false);
   const size_t slots = size_t(blocks) * kIters7 * kModes7 * l.nsizes;
   if ((shared_src && l.stride > kShBytes) || slots * l.stride > kSymBytes) {
     GT_CHECK(false, l.stride, kShBytes, slots * l.stride);
@@ -761,8 +764,11 @@ __global__ void rma09_get_kernel(scope_t scope, kind_t kind, uint8_t *loc, uint8
 }
 
 void rma09_device(Buffers &b, scope_t scope, kind_t kind) {
-  layout_t l = kind == kShared ? make_layout({1, 13, 4101, 12289}, true)
-                               : make_layout({1, 13, 4101, 1048579}, true);
+  // A __shared__ buffer travels in 32-byte request pieces over a proxy transport: where PEs share
+  // a GPU there (each piece waits for time slices), the sizes stop at 4101 bytes.
+  layout_t l = kind != kShared      ? make_layout({1, 13, 4101, 1048579}, true)
+               : gt::proxy_shared() ? make_layout({1, 13, 4101}, true)
+                                    : make_layout({1, 13, 4101, 12289}, true);
   const size_t slots = 2 * size_t(l.nsizes), span = slots * l.stride;
   if ((kind == kShared && l.stride > kShBytes) || span > kSymCBytes) {
     GT_CHECK(false, l.stride, kShBytes, span);

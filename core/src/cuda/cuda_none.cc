@@ -111,11 +111,15 @@ int coll_move(int, int, void *, const void *, size_t, size_t, ptrdiff_t, ptrdiff
 int reduce(int, int, int, void *, const void *, size_t, void *) {
   no_gpu("gpu::reduce");
 }
-xshmem_status_t heap_amo(void *, uint32_t, int, uint64_t, uint64_t, uint64_t *, int src_pe) {
-  XLOG_ERROR("gpu",
-             "heap_amo: an atomic from pe %d on pe %d refused: this PE's heap is not GPU memory",
-             src_pe, state().my_pe);
-  return XSHMEM_ERR_INVALID;
+xshmem_status_t heap_apply(xshmem_heap_op_v1_t *ops, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    XLOG_ERROR("gpu", "%s: %s from pe %d on pe %d refused: this PE's heap is not GPU memory",
+               ops[i].kind == XSHMEM_HEAP_OP_COPY ? "heap_apply" : "heap_amo",
+               ops[i].kind == XSHMEM_HEAP_OP_COPY ? "a copy" : "an atomic", ops[i].src_pe,
+               state().my_pe);
+    ops[i].status = XSHMEM_ERR_INVALID;
+  }
+  return n ? XSHMEM_ERR_INVALID : XSHMEM_SUCCESS;
 }
 Status heap_amo_open() {
   return XSHMEM_ERR_UNSUPPORTED;

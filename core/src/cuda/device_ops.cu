@@ -111,9 +111,9 @@ __global__ void amo_kernel(const dev::state_t *ds, dev::amo_op op, unsigned widt
   s.internal->host_result = old;
 }
 
-// The services table's heap_amo (services_v1.h): one atomic on a word of this PE's GPU heap, with
-// the GPU's atomic instructions, for a transport's progress thread that executes peers' atomics.
-// The old value goes to pinned host memory (`out`, mapped).
+// The services table's heap_amo and heap_apply (services_v1.h): atomics on words of this PE's
+// GPU heap, with the GPU's atomic instructions, for a transport's progress thread that executes
+// peers' atomics. Old values go back into the entries (pinned host memory, mapped).
 template <typename T>
 __device__ uint64_t heap_amo_word(int op, T *p, T v, T cmp) {
   switch (op) {
@@ -140,11 +140,28 @@ __device__ uint64_t heap_amo_word(int op, T *p, T v, T cmp) {
   }
 }
 
-__global__ void heap_amo_kernel(int op, bool wide, void *p, uint64_t v, uint64_t cmp,
-                                volatile uint64_t *out) {
-  *out = wide ? heap_amo_word<uint64_t>(op, static_cast<uint64_t *>(p), v, cmp)
-              : heap_amo_word<uint32_t>(op, static_cast<uint32_t *>(p), static_cast<uint32_t>(v),
-                                        static_cast<uint32_t>(cmp));
+// Atomics per heap_amo kernel: one block, a thread per entry to move it.
+constexpr unsigned kHeapAmoBatch = 256;
+
+// The entries are read (and their old values written back) by a thread each, in parallel over
+// the bus; one thread applies them in array order, so two on one word take effect in that order.
+__global__ void heap_amo_kernel(xshmem_heap_op_v1_t *ops, unsigned n) {
+  __shared__ xshmem_heap_op_v1_t e[kHeapAmoBatch];
+  const unsigned t = threadIdx.x;
+  if (t < n) e[t] = ops[t];
+  __syncthreads();
+  if (t == 0) {
+    for (unsigned i = 0; i < n; ++i) {
+      xshmem_heap_op_v1_t &a = e[i];
+      a.old = a.width == 8 ? heap_amo_word<uint64_t>(a.op, static_cast<uint64_t *>(a.addr),
+                                                     a.operand, a.compare)
+                           : heap_amo_word<uint32_t>(a.op, static_cast<uint32_t *>(a.addr),
+                                                     static_cast<uint32_t>(a.operand),
+                                                     static_cast<uint32_t>(a.compare));
+    }
+  }
+  __syncthreads();
+  if (t < n) ops[t].old = e[t].old;
 }
 
 __global__ void signal_kernel(const dev::state_t *ds, uint64_t *sig_addr, uint64_t signal,
@@ -444,110 +461,182 @@ int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n
 }
 
 namespace {
-// heap_amo's own stream and result word: not the internal stream, which the host API's kernels
+// heap_apply's own stream and entry buffer: not the internal stream, which the host API's kernels
 // (a barrier waiting for this very atomic) may hold.
-struct HeapAmo {
+struct HeapApply {
   std::mutex mu;
   cudaStream_t stream = nullptr;
-  uint64_t *result = nullptr;  // pinned, mapped
+  xshmem_heap_op_v1_t *slots = nullptr;  // pinned, mapped: the atomics of one wait
 };
-HeapAmo g_heap_amo;
-// How long heap_amo waits for its kernel before it stops the job (XSHMEM_WAIT_TIMEOUT when
-// longer): a one-thread kernel takes microseconds, a time slice of another process milliseconds.
-constexpr uint64_t kHeapAmoDeadlineNs = 30ull * 1000 * 1000 * 1000;
-}  // namespace
+HeapApply g_heap;
+// Atomics per wait (the kernels of one wait read their entries from the pinned slots).
+constexpr unsigned kHeapSlots = 1024;
+// How long heap_apply waits before it stops the job (XSHMEM_WAIT_TIMEOUT when longer): a
+// one-block kernel takes microseconds, a time slice of another process milliseconds.
+constexpr uint64_t kHeapDeadlineNs = 30ull * 1000 * 1000 * 1000;
 
-Status heap_amo_open() {
-  std::lock_guard<std::mutex> lock(g_heap_amo.mu);
-  if (g_heap_amo.stream != nullptr) return XSHMEM_SUCCESS;
-  if (cudaError_t e = cudaStreamCreateWithFlags(&g_heap_amo.stream, cudaStreamNonBlocking);
-      e != cudaSuccess) {
-    XLOG_ERROR(kSubsys, "cannot create the stream of the transports' atomics: %s (%s)",
-               cudaGetErrorString(e), cudaGetErrorName(e));
-    g_heap_amo.stream = nullptr;
-    return XSHMEM_ERR_IO;
+// Why heap_apply refuses `a`, or NULL.
+const char *heap_op_refusal(const dev::state_t &s, const xshmem_heap_op_v1_t &a) {
+  if (!heap_on_device()) return "this PE's heap is not GPU memory";
+  if (a.kind == XSHMEM_HEAP_OP_COPY) {
+    return a.operand == 0 || dev::in_heap(s, a.addr, a.operand) || dev::in_heap(s, a.src, a.operand)
+               ? nullptr
+               : "neither side of the copy lies in this PE's heap";
   }
-  void *h = nullptr;
-  if (cudaError_t e =
-          cudaHostAlloc(&h, sizeof(uint64_t), cudaHostAllocMapped | cudaHostAllocPortable);
-      e != cudaSuccess) {
-    XLOG_ERROR(kSubsys, "cannot allocate the result word of the transports' atomics: %s (%s)",
-               cudaGetErrorString(e), cudaGetErrorName(e));
-    (void)cudaStreamDestroy(g_heap_amo.stream);
-    g_heap_amo.stream = nullptr;
-    return XSHMEM_ERR_NOMEM;
+  return a.kind != XSHMEM_HEAP_OP_AMO                             ? "kind is not AMO or COPY"
+         : a.width != 4 && a.width != 8                           ? "width is not 4 or 8"
+         : a.op < XSHMEM_AMO_FETCH || a.op > XSHMEM_AMO_FETCH_XOR ? "op is not an xshmem_amo_op_t"
+         : !dev::in_heap(s, a.addr, a.width)                      ? "addr is outside this PE's heap"
+         : reinterpret_cast<uintptr_t>(a.addr) % a.width != 0     ? "addr is not aligned to width"
+                                                                  : nullptr;
+}
+
+void log_refusal(const dev::state_t &s, const xshmem_heap_op_v1_t &a, const char *why) {
+  if (a.kind == XSHMEM_HEAP_OP_COPY)
+    XLOG_ERROR(kSubsys,
+               "heap_apply: a copy from pe %d on pe %d refused: %s (dst %p, src %p, %llu "
+               "bytes)",
+               a.src_pe, s.my_pe, why, a.addr, a.src, static_cast<unsigned long long>(a.operand));
+  else
+    XLOG_ERROR(kSubsys,
+               "heap_amo: an atomic from pe %d on pe %d refused: %s (addr %p, width %u, op %d)",
+               a.src_pe, s.my_pe, why, a.addr, a.width, a.op);
+}
+
+// XSHMEM_ERR_IO while the process exits (static destructors unload the runtime while a progress
+// thread still serves): an I/O error for the caller, not a job-wide stop with a misleading line.
+xshmem_status_t heap_check(cudaError_t e, const char *what) {
+  if (e == cudaSuccess) return XSHMEM_SUCCESS;
+  if (e == cudaErrorCudartUnloading) return XSHMEM_ERR_IO;
+  fail(what, e);
+}
+
+// Launches the atomics g_heap.slots[from, to) as one kernel per kHeapAmoBatch.
+xshmem_status_t heap_launch(unsigned from, unsigned to) {
+  for (unsigned k = from; k < to; k += kHeapAmoBatch) {
+    heap_amo_kernel<<<1, kHeapAmoBatch, 0, g_heap.stream>>>(g_heap.slots + k,
+                                                            std::min(to - k, kHeapAmoBatch));
+    if (xshmem_status_t st = heap_check(cudaGetLastError(), "transport atomic kernel launch"))
+      return st;
   }
-  g_heap_amo.result = static_cast<uint64_t *>(h);
   return XSHMEM_SUCCESS;
 }
 
-void heap_amo_close() {
-  std::lock_guard<std::mutex> lock(g_heap_amo.mu);
-  if (g_heap_amo.stream != nullptr) {
-    (void)cudaStreamSynchronize(g_heap_amo.stream);
-    (void)cudaStreamDestroy(g_heap_amo.stream);
-  }
-  if (g_heap_amo.result != nullptr) (void)cudaFreeHost(g_heap_amo.result);
-  g_heap_amo.stream = nullptr;
-  g_heap_amo.result = nullptr;
-}
-
-xshmem_status_t heap_amo(void *addr, uint32_t width, int op, uint64_t operand, uint64_t compare,
-                         uint64_t *old, int src_pe) {
-  const dev::state_t &s = state();
-  const int me = s.my_pe;
-  const bool wide = width == 8;
-  const char *why =
-      !heap_on_device()                                    ? "this PE's heap is not GPU memory"
-      : width != 4 && width != 8                           ? "width is not 4 or 8"
-      : op < XSHMEM_AMO_FETCH || op > XSHMEM_AMO_FETCH_XOR ? "op is not an xshmem_amo_op_t"
-      : !dev::in_heap(s, addr, width)                      ? "addr is outside this PE's heap"
-      : reinterpret_cast<uintptr_t>(addr) % width != 0     ? "addr is not aligned to width"
-                                                           : nullptr;
-  if (why != nullptr) {
-    XLOG_ERROR(kSubsys,
-               "heap_amo: an atomic from pe %d on pe %d refused: %s (addr %p, width %u, op %d)",
-               src_pe, me, why, addr, width, op);
-    return XSHMEM_ERR_INVALID;
-  }
-  std::lock_guard<std::mutex> lock(g_heap_amo.mu);
-  if (g_heap_amo.stream == nullptr) return XSHMEM_ERR_INVALID;  // closed
-  thread_local int bound = -1;
-  if (bound != cuda_device()) {
-    check("cudaSetDevice (transport atomic)", cudaSetDevice(cuda_device()));
-    bound = cuda_device();
-  }
-  heap_amo_kernel<<<1, 1, 0, g_heap_amo.stream>>>(op, wide, addr, operand, compare,
-                                                  g_heap_amo.result);
-  // The process is exiting (static destructors unload the runtime) while the progress thread
-  // still serves: an I/O error for the caller, not a job-wide stop with a misleading line.
-  if (cudaError_t e = cudaGetLastError(); e == cudaErrorCudartUnloading)
-    return XSHMEM_ERR_IO;
-  else if (e != cudaSuccess)
-    fail("transport atomic kernel launch", e);
-  const uint64_t limit = std::max<uint64_t>(kHeapAmoDeadlineNs, s.wait_timeout_ns);
+// Waits for g_heap.stream; stops the job past the deadline (`n` operations, the first from
+// `first_pe`, were issued).
+xshmem_status_t heap_wait(const dev::state_t &s, size_t n, int first_pe) {
+  const uint64_t limit = std::max<uint64_t>(kHeapDeadlineNs, s.wait_timeout_ns);
   const auto start = std::chrono::steady_clock::now();
   for (unsigned spins = 0;; ++spins) {
-    const cudaError_t e = cudaStreamQuery(g_heap_amo.stream);
-    if (e == cudaSuccess) break;
-    if (e == cudaErrorCudartUnloading) return XSHMEM_ERR_IO;  // exiting (above)
-    if (e != cudaErrorNotReady) fail("transport atomic kernel", e);
+    const cudaError_t e = cudaStreamQuery(g_heap.stream);
+    if (e == cudaSuccess) return XSHMEM_SUCCESS;
+    if (e != cudaErrorNotReady) return heap_check(e, "transport heap operations");
     if (spins < 256) continue;
     const auto waited = std::chrono::steady_clock::now() - start;
     if (static_cast<uint64_t>(std::chrono::nanoseconds(waited).count()) > limit) {
-      char msg[320];
+      char msg[360];
       snprintf(msg, sizeof msg,
-               "heap_amo: the kernel that applies an atomic from pe %d to pe %d's GPU heap has "
-               "not run in %.0f s: kernels of pe %d hold every SM of gpu %d (does one wait for "
-               "this atomic?)",
-               src_pe, me, limit / 1e9, me, cuda_device());
+               "heap_apply: %zu operation%s of peers (the first from pe %d) on pe %d's GPU heap "
+               "have not run in %.0f s: kernels of pe %d hold every SM of gpu %d (does one wait "
+               "for them?)",
+               n, n == 1 ? "" : "s", first_pe, s.my_pe, limit / 1e9, s.my_pe, cuda_device());
       fatal(1, kSubsys, msg);
     }
     std::this_thread::sleep_for(std::chrono::microseconds(spins < 4096 ? 1 : 50));
   }
-  const uint64_t v = *static_cast<volatile uint64_t *>(g_heap_amo.result);
-  if (old != nullptr) *old = wide ? v : static_cast<uint32_t>(v);
+}
+}  // namespace
+
+Status heap_amo_open() {
+  std::lock_guard<std::mutex> lock(g_heap.mu);
+  if (g_heap.stream != nullptr) return XSHMEM_SUCCESS;
+  if (cudaError_t e = cudaStreamCreateWithFlags(&g_heap.stream, cudaStreamNonBlocking);
+      e != cudaSuccess) {
+    XLOG_ERROR(kSubsys, "cannot create the stream of the transports' heap operations: %s (%s)",
+               cudaGetErrorString(e), cudaGetErrorName(e));
+    g_heap.stream = nullptr;
+    return XSHMEM_ERR_IO;
+  }
+  void *h = nullptr;
+  if (cudaError_t e = cudaHostAlloc(&h, kHeapSlots * sizeof(xshmem_heap_op_v1_t),
+                                    cudaHostAllocMapped | cudaHostAllocPortable);
+      e != cudaSuccess) {
+    XLOG_ERROR(kSubsys, "cannot allocate the entries of the transports' atomics: %s (%s)",
+               cudaGetErrorString(e), cudaGetErrorName(e));
+    (void)cudaStreamDestroy(g_heap.stream);
+    g_heap.stream = nullptr;
+    return XSHMEM_ERR_NOMEM;
+  }
+  g_heap.slots = static_cast<xshmem_heap_op_v1_t *>(h);
   return XSHMEM_SUCCESS;
+}
+
+void heap_amo_close() {
+  std::lock_guard<std::mutex> lock(g_heap.mu);
+  if (g_heap.stream != nullptr) {
+    (void)cudaStreamSynchronize(g_heap.stream);
+    (void)cudaStreamDestroy(g_heap.stream);
+  }
+  if (g_heap.slots != nullptr) (void)cudaFreeHost(g_heap.slots);
+  g_heap.stream = nullptr;
+  g_heap.slots = nullptr;
+}
+
+xshmem_status_t heap_apply(xshmem_heap_op_v1_t *ops, size_t n) {
+  const dev::state_t &s = state();
+  xshmem_status_t first = XSHMEM_SUCCESS;
+  std::lock_guard<std::mutex> lock(g_heap.mu);
+  thread_local int bound = -1;
+  if (g_heap.stream != nullptr && bound != cuda_device()) {
+    check("cudaSetDevice (transport heap operations)", cudaSetDevice(cuda_device()));
+    bound = cuda_device();
+  }
+  static unsigned idx[kHeapSlots];  // slot -> entry (under the mutex)
+  for (size_t i = 0; i < n;) {
+    // One wait's worth: up to kHeapSlots atomics and any copies between them, in array order on
+    // the one stream (a run of atomics is a kernel, a copy a stream copy).
+    const size_t window = i;
+    unsigned used = 0, run = 0;
+    size_t issued = 0;
+    int first_pe = -1;
+    xshmem_status_t st = XSHMEM_SUCCESS;
+    for (; i < n && st == XSHMEM_SUCCESS; ++i) {
+      xshmem_heap_op_v1_t &a = ops[i];
+      const char *why = heap_op_refusal(s, a);
+      if (why == nullptr && g_heap.stream == nullptr) why = "the service is closed";
+      if (why != nullptr) {
+        log_refusal(s, a, why);
+        a.status = XSHMEM_ERR_INVALID;
+        if (first == XSHMEM_SUCCESS) first = XSHMEM_ERR_INVALID;
+        continue;
+      }
+      if (a.kind == XSHMEM_HEAP_OP_AMO && used == kHeapSlots) break;  // full: wait first
+      a.status = XSHMEM_SUCCESS;  // until the wait says otherwise
+      if (first_pe < 0) first_pe = a.src_pe;
+      ++issued;
+      if (a.kind == XSHMEM_HEAP_OP_COPY) {
+        if ((st = heap_launch(run, used)) != XSHMEM_SUCCESS) break;
+        run = used;
+        if (a.operand != 0)
+          st = heap_check(
+              cudaMemcpyAsync(a.addr, a.src, a.operand, cudaMemcpyDefault, g_heap.stream),
+              "transport heap copy");
+        continue;
+      }
+      g_heap.slots[used] = a;
+      idx[used++] = static_cast<unsigned>(i);
+    }
+    if (st == XSHMEM_SUCCESS) st = heap_launch(run, used);
+    if (st == XSHMEM_SUCCESS && issued != 0) st = heap_wait(s, issued, first_pe);
+    if (st != XSHMEM_SUCCESS) {  // exiting: nothing of this window is known to be applied
+      for (size_t j = window; j < n; ++j)
+        if (j >= i || ops[j].status == XSHMEM_SUCCESS) ops[j].status = st;
+      return st;
+    }
+    const volatile xshmem_heap_op_v1_t *done = g_heap.slots;
+    for (unsigned j = 0; j < used; ++j) ops[idx[j]].old = done[j].old;
+  }
+  return first;
 }
 
 int load_kernels(const char **failed) {

@@ -78,14 +78,15 @@ int reduce(int team, int op, int dtype, void *dest, const void *source, size_t n
 // there is no device state.
 bool state_image(dev::state_t *out);
 
-// The services table's heap_amo (services_v1.h): atomic `op` (xshmem_amo_op_t) on the `width`-byte
-// word at `addr` of this PE's GPU heap, by a one-thread kernel on a stream of its own, waited for;
-// the old value in *old. XSHMEM_ERR_INVALID (logged, naming src_pe) for a host heap or an address,
-// width or op out of range. Stops the job when the kernel fails or has not run within 30 s
-// (XSHMEM_WAIT_TIMEOUT when longer). heap_amo_open (at cuda::open) creates its stream and
-// result word, heap_amo_close (at cuda::close, after the transports have stopped) frees them.
-xshmem_status_t heap_amo(void *addr, uint32_t width, int op, uint64_t operand, uint64_t compare,
-                         uint64_t *old, int src_pe);
+// The services table's heap_amo and heap_apply (services_v1.h): the operations of ops[0, n) on
+// this PE's GPU heap (atomics, copies in and out), in array order on a stream of their own, waited
+// for once (per 1024 atomics); each entry gets its status and, an atomic, its old value. An entry
+// with a host heap, an address, width, op or kind out of range gets XSHMEM_ERR_INVALID (logged,
+// naming its src_pe) and is skipped. Returns the first entry's error, else XSHMEM_SUCCESS. Stops
+// the job when a kernel or copy fails or has not run within 30 s (XSHMEM_WAIT_TIMEOUT when
+// longer). heap_amo_open (at cuda::open) creates the stream and entry buffer, heap_amo_close (at
+// cuda::close, after the transports have stopped) frees them.
+xshmem_status_t heap_apply(xshmem_heap_op_v1_t *ops, size_t n);
 Status heap_amo_open();
 void heap_amo_close();
 

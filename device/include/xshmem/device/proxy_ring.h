@@ -387,15 +387,32 @@ XSHMEM_HD_INLINE int fence(const state_t &s, channels_t *cs, int32_t ctx) {
   return fence_channel(s, cs, pick_channel(cs, ctx));
 }
 
+namespace detail {
+// Whether put_signal's data rides in the requests: from a GPU thread, a source the proxy cannot
+// read (unreachable_buffer) or one of at most kInlineBytes, which the thread copies into the slot
+// for less than the proxy's device-to-host copy of it would cost (a copy and a wait per
+// put_signal; where processes share a GPU, a time slice each). Host sources never: the proxy
+// reads them in place.
+XSHMEM_HD_INLINE bool signal_data_in_slots(const void *src, size_t nbytes) {
+#if defined(__CUDA_ARCH__)
+  return nbytes != 0 && (nbytes <= kInlineBytes || unreachable_buffer(src));
+#else
+  (void)src;
+  (void)nbytes;
+  return false;
+#endif
+}
+}  // namespace detail
+
 // Put, then the 64-bit signal at `signal_remote` updated with sig_op (XSHMEM_SIGNAL_SET / _ADD):
-// a PE that sees the signal sees the data. nbi as for put (the source is copied inline only from
-// a GPU thread's __shared__ or local memory).
+// a PE that sees the signal sees the data. nbi as for put (from a GPU thread, the data rides in
+// the requests when detail::signal_data_in_slots says so: the source may be reused on return).
 XSHMEM_HD_INLINE int put_signal(const state_t &s, channels_t *cs, int32_t ctx, int pe,
                                 uint64_t remote, const void *src, size_t nbytes,
                                 uint64_t signal_remote, uint64_t signal, int sig_op,
                                 bool nbi = false) {
-  if (nbytes != 0 && detail::unreachable_buffer(src)) {
-    // The proxy cannot read the source (put above): the data in the requests, a fence, the signal.
+  if (detail::signal_data_in_slots(src, nbytes)) {
+    // The data in the requests, a fence, the signal.
     if (const int st = detail::put_in_slots(s, cs, ctx, pe, remote, src, nbytes)) return st;
     if (const int st = fence(s, cs, ctx)) return st;
     return amo(s, cs, ctx, pe, signal_remote,

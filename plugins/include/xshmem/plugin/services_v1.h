@@ -17,6 +17,25 @@ extern "C" {
 
 #define XSHMEM_SERVICES_ABI_VERSION 1
 
+/* One operation of heap_apply (services 1.4): an atomic on a word of this PE's GPU heap, or a copy
+ * into or out of that heap. */
+#define XSHMEM_HEAP_OP_AMO 0
+#define XSHMEM_HEAP_OP_COPY 1
+typedef struct xshmem_heap_op_v1 {
+  uint32_t kind;    /* XSHMEM_HEAP_OP_AMO or XSHMEM_HEAP_OP_COPY */
+  uint32_t width;   /* AMO: 4 or 8 */
+  int32_t op;       /* AMO: xshmem_amo_op_t */
+  int32_t src_pe;   /* the PE the operation came from, for the log line of a refusal */
+  void *addr;       /* AMO: the naturally aligned word; COPY: the destination */
+  const void *src;  /* COPY: the source; one of addr and src lies in the heap, the other in host
+                       memory (page-locked for speed) */
+  uint64_t operand; /* AMO: the operand, zero-extended; COPY: the byte count */
+  uint64_t compare; /* AMO: COMPARE_SWAP's compare value */
+  uint64_t old;     /* out, AMO: the old value (SET: 0), zero-extended */
+  int32_t status;   /* out: XSHMEM_SUCCESS, or XSHMEM_ERR_INVALID (refused, not applied) */
+  uint32_t reserved;
+} xshmem_heap_op_v1_t;
+
 /* What the core knows of the job once the bootstrap is up (zeroed before that). */
 typedef struct xshmem_job_info_v1 {
   uint32_t struct_size;
@@ -97,6 +116,19 @@ typedef struct xshmem_core_services_v1 {
    * hold every SM). Thread-safe (calls are serialised). */
   xshmem_status_t (*heap_amo)(void *addr, uint32_t width, xshmem_amo_op_t op, uint64_t operand,
                               uint64_t compare, uint64_t *old, int src_pe);
+
+  /* ---- Appended in minor version 1.4 ---- */
+
+  /* The operations of ops[0, n) on this PE's GPU heap, in array order, on heap_amo's stream: runs
+   * of atomics as one kernel each (heap_amo's instructions), copies as stream copies, then one
+   * wait. A transport's progress thread passes everything it has received so far (its peers'
+   * atomics and staged puts, say): a kernel launch, a wait and, where processes share a GPU, a
+   * time slice per batch instead of per operation. An entry that heap_amo would refuse (or a
+   * copy whose heap side is outside the heap) gets status XSHMEM_ERR_INVALID, with a log line
+   * naming its src_pe, and is skipped; the others are applied. Returns XSHMEM_SUCCESS when every
+   * entry was applied, else the first refused entry's status. Stops the job as heap_amo does.
+   * Thread-safe (calls are serialised). */
+  xshmem_status_t (*heap_apply)(xshmem_heap_op_v1_t *ops, size_t n);
 } xshmem_core_services_v1_t;
 
 /* The CUDA version whose driver ABI cuda_driver_proc returns (12.0). */
