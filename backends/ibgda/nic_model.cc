@@ -295,6 +295,7 @@ void complete(queue_t &q, uint32_t pos, const op_t &op, uint8_t syndrome) {
 
 void enter_error(queue_t &q, uint32_t pos, const op_t &op, const char *field, uint8_t syndrome,
                  const std::string &detail) {
+  if (!q.error) q.error_pos = pos;
   q.error = true;
   if (q.error_line.empty())
     q.error_line = format(
@@ -304,53 +305,127 @@ void enter_error(queue_t &q, uint32_t pos, const op_t &op, const char *field, ui
         detail.c_str(), syndrome, g::syndrome_name(syndrome));
 }
 
+// The in-flight entry i places after the oldest.
+inflight_t &at(queue_t &q, size_t i) {
+  return q.inflight[(q.head + i) % q.inflight.size()];
+}
+
 }  // namespace
 
-uint32_t progress(queue_t &q, const key_table &local, send_fn send, void *ctx, uint32_t max) {
+uint32_t issue(queue_t &q, const key_table &local, post_fn post, void *ctx, uint32_t max) {
+  if (q.inflight.size() != q.nbb && q.count == 0) {
+    q.inflight.assign(q.nbb, inflight_t{});
+    q.head = 0;
+  }
   const uint32_t producer = g::be32(__atomic_load_n(q.dbr, __ATOMIC_ACQUIRE)) & 0xFFFF;
-  uint32_t done = 0;
-  while (done < max && ((producer - q.consumer) & 0xFFFF) != 0) {
+  uint32_t taken = 0;
+  while (taken < max && ((producer - q.consumer) & 0xFFFF) != 0 && q.count < q.inflight.size()) {
     const uint32_t pos = q.consumer;
-    op_t op;
+    inflight_t &e = at(q, q.count);
+    e = inflight_t{};
+    e.pos = pos;
     fault_t f;
     if (q.error) {
       // Flushed: the entry's opcode from its control segment, whatever the rest holds.
       g::ctrl_seg_t c;
       memcpy(&c, wqebb(q.sq, q.nbb, pos), sizeof c);
-      op.opcode = g::ctrl_opcode(c);
-      complete(q, pos, op, g::kSynWrFlush);
-    } else if (!decode(q.sq, q.nbb, pos, q.qpn, &op, &f)) {
-      enter_error(q, pos, op, f.field, f.syndrome, f.detail);
-      complete(q, pos, op, f.syndrome);
-    } else {
-      uint8_t syn = 0;
-      std::string why;
+      e.op.opcode = g::ctrl_opcode(c);
+      e.syndrome = g::kSynWrFlush;
+    } else if (!decode(q.sq, q.nbb, pos, q.qpn, &e.op, &f)) {
+      enter_error(q, pos, e.op, f.field, f.syndrome, f.detail);
+      e.syndrome = f.syndrome;
+    } else if (e.op.opcode != g::kOpNop) {
+      const op_t &op = e.op;
       request_t rq{op.opcode, op.raddr, op.rkey, op.length, nullptr, op.swap_add, op.compare};
       // The local side: the source of a write, the landing buffer of a read or an atomic.
+      uint8_t syn = 0;
       if (op.opcode == g::kOpRdmaWrite) {
         if (op.is_inline) {
           rq.data = op.inline_data;
         } else {
-          syn = local.check(op.lkey, op.laddr, op.length, 0, false, &why);
+          syn = local.check(op.lkey, op.laddr, op.length, 0, false, &e.why);
           rq.data = reinterpret_cast<const uint8_t *>(op.laddr);
         }
-      } else if (op.opcode != g::kOpNop) {
-        syn = local.check(op.lkey, op.laddr, op.length, kAccessLocalWrite, false, &why);
+      } else {
+        syn = local.check(op.lkey, op.laddr, op.length, kAccessLocalWrite, false, &e.why);
       }
-      if (syn == 0 && op.opcode != g::kOpNop) {
-        reply_t r = send(ctx, q.peer, rq);
-        syn = r.syndrome;
-        why = r.why.empty() ? why : format("at pe %d: %s", q.peer, r.why.c_str());
-        if (syn == 0 && op.opcode == g::kOpRdmaRead)
-          memcpy(reinterpret_cast<void *>(op.laddr), r.data.data(), op.length);
-        if (syn == 0 && (op.opcode == g::kOpAtomicFa || op.opcode == g::kOpAtomicCs))
-          memcpy(reinterpret_cast<void *>(op.laddr), &r.old, 8);
+      if (syn != 0) {
+        enter_error(q, pos, op, "", syn, e.why);
+        e.syndrome = syn;
+      } else {
+        e.remote = true;
+        ++q.count;  // in the ring before post: a synchronous post answers at once
+        if (!post(ctx, q, rq)) {
+          --q.count;  // the wire is full: the entry stays posted, taken again next time
+          break;
+        }
+        ++q.consumer;
+        ++taken;
+        continue;
       }
-      if (syn != 0) enter_error(q, pos, op, "", syn, why);
-      complete(q, pos, op, syn);
     }
+    ++q.count;
     ++q.consumer;
-    ++done;
+    ++taken;
+  }
+  return taken;
+}
+
+void answer(queue_t &q, const reply_t &r) {
+  while (q.unanswered < q.count && (!at(q, q.unanswered).remote || at(q, q.unanswered).answered))
+    ++q.unanswered;
+  if (q.unanswered >= q.count) return;  // nothing waits for an answer (ignored)
+  inflight_t &e = at(q, q.unanswered++);
+  e.answered = true;
+  e.syndrome = r.syndrome;
+  if (r.syndrome != 0) {
+    if (!r.why.empty()) e.why = format("at pe %d: %s", q.peer, r.why.c_str());
+    enter_error(q, e.pos, e.op, "", r.syndrome, e.why);
+    return;
+  }
+  if (e.op.opcode == g::kOpRdmaRead && r.data.size() >= e.op.length)
+    memcpy(reinterpret_cast<void *>(e.op.laddr), r.data.data(), e.op.length);
+  if (e.op.opcode == g::kOpAtomicFa || e.op.opcode == g::kOpAtomicCs)
+    memcpy(reinterpret_cast<void *>(e.op.laddr), &r.old, 8);
+}
+
+uint32_t retire(queue_t &q) {
+  uint32_t n = 0;
+  while (q.count > 0) {
+    inflight_t &e = at(q, 0);
+    if (e.remote && !e.answered) break;
+    uint8_t syn = e.syndrome;
+    // After the entry that failed, nothing completes but flushed.
+    if (syn == 0 && q.error && static_cast<int32_t>(e.pos - q.error_pos) > 0) syn = g::kSynWrFlush;
+    complete(q, e.pos, e.op, syn);
+    q.head = (q.head + 1) % q.inflight.size();
+    --q.count;
+    if (q.unanswered > 0) --q.unanswered;
+    ++n;
+  }
+  return n;
+}
+
+namespace {
+struct sync_wire {
+  send_fn send;
+  void *ctx;
+};
+bool sync_post(void *ctx, queue_t &q, const request_t &rq) {
+  const sync_wire *w = static_cast<const sync_wire *>(ctx);
+  answer(q, w->send(w->ctx, q.peer, rq));
+  return true;
+}
+}  // namespace
+
+uint32_t progress(queue_t &q, const key_table &local, send_fn send, void *ctx, uint32_t max) {
+  sync_wire w{send, ctx};
+  uint32_t done = 0;
+  while (done < max) {
+    const uint32_t n = issue(q, local, sync_post, &w, max - done);
+    retire(q);
+    if (n == 0) break;
+    done += n;
   }
   return done;
 }

@@ -115,6 +115,16 @@ reply_t execute(const key_table &keys, const request_t &rq);
 void write_cqe(gda::cqe_t *cq, uint32_t ncqe, uint32_t pi, uint16_t index, uint32_t qpn,
                uint8_t opcode, uint32_t byte_cnt, uint8_t syndrome);
 
+// An entry taken from a send queue and not yet completed (issue -> answer -> retire).
+struct inflight_t {
+  uint32_t pos = 0;
+  op_t op;
+  bool remote = false;    // handed to the responder; waits for its answer
+  bool answered = false;  // (remote) the answer came
+  uint8_t syndrome = 0;   // the entry's outcome (0: done)
+  std::string why;        // with a syndrome: which check failed, and where
+};
+
 // The requester side of one queue pair: send queue, its doorbell record, the CQ.
 struct queue_t {
   void *sq = nullptr;                      // nbb WQEBBs
@@ -124,23 +134,41 @@ struct queue_t {
   uint32_t ncqe = 0;  // power of two
   uint32_t qpn = 0;
   int pe = -1, peer = -1;  // owner and target, for reports
+  uint32_t tag = 0;        // the queue's number on the model's wire (model_nic)
   // Model state.
-  uint32_t consumer = 0;   // next WQEBB position to execute
-  uint32_t cq_pi = 0;      // next CQE position
-  bool error = false;      // the queue is in error: later entries are flushed
-  std::string error_line;  // the first error, one line
+  uint32_t consumer = 0;             // next WQEBB position to take from the queue
+  uint32_t cq_pi = 0;                // next CQE position
+  std::vector<inflight_t> inflight;  // taken, not completed: in position order (a ring)
+  size_t head = 0, count = 0;        // the ring's oldest entry and its size
+  size_t unanswered = 0;             // inflight index (from head) of the oldest unanswered remote
+  bool error = false;                // the queue is in error: later entries are flushed
+  uint32_t error_pos = 0;            // (error) the position of the entry that failed
+  std::string error_line;            // the first error, one line
 };
 
-// Carries a request to the target's responder (in this process for tests, over the wire in the
-// transport) and returns its reply.
+// Carries a request to the target's responder and returns its reply at once (tests: both ends
+// in one process).
 using send_fn = reply_t (*)(void *ctx, int peer, const request_t &rq);
+// Hands a request to the wire for the target's responder; its reply comes back later, through
+// answer(), in the order the queue's requests were posted. false: the wire takes nothing more
+// now (the entry stays in the send queue for the next issue).
+using post_fn = bool (*)(void *ctx, queue_t &q, const request_t &rq);
 
-// Executes what is posted on q (the doorbell record's producer, at most `max` entries): decodes
-// each entry, moves its local side through `local` (this PE's keys), sends the remote side
-// through `send`, and completes it (a CQE when signaled or failed). After the first failure the
-// queue is in error: that entry completes with its syndrome, q.error_line gets the one-line
-// report (PE, queue, position, field or syndrome), and every later entry completes flushed.
-// Returns the number of entries consumed.
+// Takes up to `max` posted entries (the doorbell record's producer) from q: decodes each, checks
+// its local side against `local` (this PE's keys), and hands its remote side to `post`. Entries
+// after the queue entered error are flushed, not sent. Returns the number taken.
+uint32_t issue(queue_t &q, const key_table &local, post_fn post, void *ctx, uint32_t max);
+// The answer to q's oldest unanswered remote entry: a read's data or an atomic's old value land
+// in the entry's local buffer; a syndrome puts the queue into error (its line names the PE, the
+// queue, the position, the entry and the syndrome).
+void answer(queue_t &q, const reply_t &r);
+// Completes q's oldest entries that are done, in position order (a CQE when signaled or failed;
+// an entry after the one that failed completes flushed). Returns the number completed.
+uint32_t retire(queue_t &q);
+
+// Executes what is posted on q at once: issue with a `post` that calls `send` and answers, then
+// retire (both ends in one thread: tests, and a failure stops the queue before the next entry is
+// sent). Returns the number of entries consumed.
 uint32_t progress(queue_t &q, const key_table &local, send_fn send, void *ctx, uint32_t max);
 
 }  // namespace xshmem::ibgda

@@ -93,6 +93,8 @@ dev::state_t device_source(const dev::state_t &host, const dev::peer_t *chosen) 
   d.host_ce = nullptr;
   d.proxy = host.proxy_device;  // the GPU's address of the mapped rings
   d.host_rings = 0;
+  d.gda_peers = nullptr;  // GPU threads reach no GDA peer yet (gda_path.h)
+  d.n_gda_peers = 0;
   return d;
 }
 
@@ -122,6 +124,8 @@ Status build_state() {
   s.n_remote_transports = static_cast<int32_t>(g_rt.remote_transports.size());
   s.num_channels = g_rt.job.num_channels > 0 ? g_rt.job.num_channels : 1;
   s.on_remote_error = on_remote_error;
+  s.gda_peers = g_rt.gda_peers.data();
+  s.n_gda_peers = static_cast<int32_t>(g_rt.gda_peers.size());
   if (g_rt.proxy) {
     s.proxy = g_rt.proxy->host_channels();
     s.proxy_device = g_rt.proxy->device_channels();

@@ -66,6 +66,8 @@ struct Runtime {
   std::vector<dev::host_remote_t> peer_remote;
   // The distinct transports among peer_remote (fence and quiet visit each).
   std::vector<dev::host_remote_t> remote_transports;
+  // The PEs reached by the GDA path (quiet visits their queues, gda_path.h).
+  std::vector<int32_t> gda_peers;
   // The proxy engine: GPU PEs with some PROXY peer (their GPU threads' rings); NULL otherwise.
   // Stopped first at finalize (it drains into the transports).
   std::unique_ptr<proxy::Engine> proxy;

@@ -415,6 +415,7 @@ Status start_transports() {
   g_rt.peer_transport_index.assign(n, -1);
   g_rt.peer_remote.assign(n, dev::host_remote_t{});
   g_rt.remote_transports.clear();
+  g_rt.gda_peers.clear();
   for (size_t ti = 0; ti < g_rt.transports.size(); ++ti) {
     auto &at = g_rt.transports[ti];
     std::vector<uint8_t> selected(n);
@@ -436,8 +437,9 @@ Status start_transports() {
       p.flags = static_cast<uint8_t>(infos[pe].flags);
       // The tagged descriptor (1.2); a plugin that leaves it NONE gives lsa_base (1.0/1.1).
       const xshmem_peer_desc_v1_t &desc = infos[pe].desc;
-      p.base = reinterpret_cast<uintptr_t>(desc.kind == XSHMEM_DESC_LSA ? desc.u.lsa.base
-                                                                        : infos[pe].lsa_base);
+      p.base = reinterpret_cast<uintptr_t>(desc.kind == XSHMEM_DESC_LSA   ? desc.u.lsa.base
+                                           : desc.kind == XSHMEM_DESC_GDA ? desc.u.gda.handle
+                                                                          : infos[pe].lsa_base);
       g_rt.peer_transport[pe] = at.plugin->name.c_str();
       g_rt.peer_transport_index[pe] = static_cast<int>(ti);
       if (p.path == XSHMEM_PATH_LSA && p.base == 0) {
@@ -454,6 +456,28 @@ Status start_transports() {
           return XSHMEM_ERR_INTERNAL;
         }
         g_rt.peer_remote[pe] = dev::host_remote_t{&at.data, at.ctx};
+      } else if (p.path == XSHMEM_PATH_GDA) {
+        // The handle is read by this build's GDA path code: its format and revision must be
+        // the ones that code reads (gda_path.h), and the heap must be the host's (the path code
+        // runs in host threads in this version).
+        const char *why = desc.kind != XSHMEM_DESC_GDA || p.base == 0   ? "no GDA descriptor"
+                          : desc.u.gda.format != XSHMEM_GDA_FORMAT_MLX5 ? "an unknown handle format"
+                          : desc.u.gda.version != XSHMEM_GDA_MLX5_VERSION ||
+                                  desc.u.gda.handle_size < sizeof(dev::gdapath::peer_handle_t)
+                              ? "another revision of the mlx5 handle"
+                          : heap_on_device()
+                              ? "a GPU heap (GPU threads do not post GDA entries yet)"
+                              : nullptr;
+        if (why != nullptr) {
+          XLOG_ERROR(kSubsys,
+                     "transport %s chose the GDA path to pe %d with %s (format %u revision %u, "
+                     "%zu bytes; this build reads mlx5 revision %d, %zu bytes)",
+                     at.plugin->name.c_str(), pe, why, desc.u.gda.format, desc.u.gda.version,
+                     desc.u.gda.handle_size, XSHMEM_GDA_MLX5_VERSION,
+                     sizeof(dev::gdapath::peer_handle_t));
+          return XSHMEM_ERR_UNSUPPORTED;
+        }
+        g_rt.gda_peers.push_back(pe);
       } else if (p.path != XSHMEM_PATH_LSA) {
         XLOG_ERROR(kSubsys, "transport %s chose path %d to pe %d, which this build cannot serve",
                    at.plugin->name.c_str(), static_cast<int>(p.path), pe);
@@ -470,6 +494,8 @@ Status start_transports() {
     self.path = XSHMEM_PATH_LSA;
     self.base = reinterpret_cast<uintptr_t>(g_rt.heap.base());
     g_rt.peer_remote[me] = dev::host_remote_t{};
+    g_rt.gda_peers.erase(std::remove(g_rt.gda_peers.begin(), g_rt.gda_peers.end(), me),
+                         g_rt.gda_peers.end());
   }
   for (size_t ti = 0; ti < g_rt.transports.size(); ++ti) {
     auto &at = g_rt.transports[ti];

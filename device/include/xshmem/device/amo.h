@@ -5,6 +5,7 @@
 #ifndef XSHMEM_DEVICE_AMO_H
 #define XSHMEM_DEVICE_AMO_H
 
+#include <xshmem/device/gda_path.h>
 #include <xshmem/device/group.h>
 #include <xshmem/device/host_ce.h>
 #include <xshmem/device/lsa.h>
@@ -41,6 +42,19 @@ XSHMEM_HD_INLINE T amo_path(const state_t &s, int32_t ctx, T *dest, T value, T c
   static_assert(G::kThread, "atomics are thread-scope operations");
   dcheck_remote(s, kDevOpAtomic, pe, dest, sizeof(T));
   dcheck_align(s, kDevOpAtomic, pe, dest, sizeof(T));
+  // The ABI's code of Op (PROXY and GDA peers).
+  constexpr xshmem_amo_op_t kOp = Op == amo_op::fetch          ? XSHMEM_AMO_FETCH
+                                  : Op == amo_op::set          ? XSHMEM_AMO_SET
+                                  : Op == amo_op::swap         ? XSHMEM_AMO_SWAP
+                                  : Op == amo_op::compare_swap ? XSHMEM_AMO_COMPARE_SWAP
+                                  : Op == amo_op::fetch_add    ? XSHMEM_AMO_FETCH_ADD
+                                  : Op == amo_op::fetch_and    ? XSHMEM_AMO_FETCH_AND
+                                  : Op == amo_op::fetch_or     ? XSHMEM_AMO_FETCH_OR
+                                  : Op == amo_op::fetch_xor    ? XSHMEM_AMO_FETCH_XOR
+                                  : Op == amo_op::add          ? XSHMEM_AMO_ADD
+                                  : Op == amo_op::bit_and      ? XSHMEM_AMO_AND
+                                  : Op == amo_op::bit_or       ? XSHMEM_AMO_OR
+                                                               : XSHMEM_AMO_XOR;
   const peer_t peer = peer_of(s, pe);
   switch (peer.path) {
     case XSHMEM_PATH_LSA: {
@@ -78,18 +92,6 @@ XSHMEM_HD_INLINE T amo_path(const state_t &s, int32_t ctx, T *dest, T value, T c
       }
     }
     case XSHMEM_PATH_PROXY: {
-      constexpr xshmem_amo_op_t kOp = Op == amo_op::fetch          ? XSHMEM_AMO_FETCH
-                                      : Op == amo_op::set          ? XSHMEM_AMO_SET
-                                      : Op == amo_op::swap         ? XSHMEM_AMO_SWAP
-                                      : Op == amo_op::compare_swap ? XSHMEM_AMO_COMPARE_SWAP
-                                      : Op == amo_op::fetch_add    ? XSHMEM_AMO_FETCH_ADD
-                                      : Op == amo_op::fetch_and    ? XSHMEM_AMO_FETCH_AND
-                                      : Op == amo_op::fetch_or     ? XSHMEM_AMO_FETCH_OR
-                                      : Op == amo_op::fetch_xor    ? XSHMEM_AMO_FETCH_XOR
-                                      : Op == amo_op::add          ? XSHMEM_AMO_ADD
-                                      : Op == amo_op::bit_and      ? XSHMEM_AMO_AND
-                                      : Op == amo_op::bit_or       ? XSHMEM_AMO_OR
-                                                                   : XSHMEM_AMO_XOR;
       T old = proxy::amo(s, ctx, kOp, dest, value, cond, pe);
       return Op == amo_op::set ? value : old;
     }
@@ -98,6 +100,13 @@ XSHMEM_HD_INLINE T amo_path(const state_t &s, int32_t ctx, T *dest, T value, T c
       const T old = host_ce::amo(s, static_cast<int>(Op), dest, value, cond, pe);
       return Op == amo_op::set ? value : old;
     }
+    case XSHMEM_PATH_GDA:
+      if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+        return gdapath::host::amo(s, ctx, kOp, dest, value, cond, pe);
+      } else {
+        unreachable_path(s, pe);  // no NIC has atomics of this width
+        return T{};
+      }
 #endif
     default:
       unreachable_path(s, pe);

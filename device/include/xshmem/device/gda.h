@@ -170,14 +170,9 @@ XSHMEM_HD_INLINE int publish(const sq_t &q, uint64_t first, uint32_t n) {
   return kPostOk;
 }
 
-// Quiet of the queue: posts a signaled NOP and waits until it has completed (every earlier entry
-// then has). *failed_pos gets the failed position on kPostError.
-XSHMEM_HD_INLINE int quiet(const sq_t &q, uint64_t *failed_pos = nullptr) {
-  uint64_t pos = 0;
-  int st = reserve(q, 1, &pos);
-  if (st != kPostOk) return st;
-  build_nop(slot(q, pos), post_of(q, pos, true));
-  if ((st = publish(q, pos, 1)) != kPostOk) return st;
+// Waits until the entry at `pos` has completed, and with it every earlier one (pos must ask for
+// a CQE, or a later entry must). *failed_pos gets the failed position on kPostError.
+XSHMEM_HD_INLINE int wait_done(const sq_t &q, uint64_t pos, uint64_t *failed_pos = nullptr) {
   wait_clock clock = wait_clock::with_timeout(q.deadline_ns);
   atomic::backoff relax;
   for (;;) {
@@ -190,6 +185,24 @@ XSHMEM_HD_INLINE int quiet(const sq_t &q, uint64_t *failed_pos = nullptr) {
     if (clock.passed()) return kPostTimeout;
     relax();
   }
+}
+
+// Whether every published entry has completed (nothing for quiet to wait for). false also when
+// the queue is in error.
+XSHMEM_HD_INLINE bool drained(const sq_t &q) {
+  uint64_t done = 0;
+  return completed(q, &done) && done >= atomic::load(q.ready, atomic::acquire);
+}
+
+// Quiet of the queue: posts a signaled NOP and waits until it has completed (every earlier entry
+// then has). *failed_pos gets the failed position on kPostError.
+XSHMEM_HD_INLINE int quiet(const sq_t &q, uint64_t *failed_pos = nullptr) {
+  uint64_t pos = 0;
+  int st = reserve(q, 1, &pos);
+  if (st != kPostOk) return st;
+  build_nop(slot(q, pos), post_of(q, pos, true));
+  if ((st = publish(q, pos, 1)) != kPostOk) return st;
+  return wait_done(q, pos, failed_pos);
 }
 
 }  // namespace xshmem::dev::gda

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <xshmem/device/gda_path.h>
 #include <xshmem/device/group.h>
 #include <xshmem/device/host_ce.h>
 #include <xshmem/device/lsa.h>
@@ -49,6 +50,9 @@ XSHMEM_HD_INLINE void putmem_path(const state_t &s, int32_t ctx, void *dest, con
     case XSHMEM_PATH_HOST_CE:
       host_ce::put(s, dest, source, nbytes, pe, nbi);
       return;
+    case XSHMEM_PATH_GDA:
+      gdapath::host::put(s, ctx, dest, source, nbytes, pe, nbi);
+      return;
 #endif
     default:
       unreachable_path(s, pe);
@@ -75,6 +79,9 @@ XSHMEM_HD_INLINE void getmem_path(const state_t &s, int32_t ctx, void *dest, con
     case XSHMEM_PATH_HOST_CE:
       host_ce::get(s, dest, source, nbytes, pe, nbi);
       return;
+    case XSHMEM_PATH_GDA:
+      gdapath::host::get(s, ctx, dest, source, nbytes, pe, nbi);
+      return;
 #endif
     default:
       unreachable_path(s, pe);
@@ -99,6 +106,9 @@ XSHMEM_HD_INLINE void p_path(const state_t &s, int32_t ctx, T *dest, T value, in
     case XSHMEM_PATH_HOST_CE:
       host_ce::p(s, dest, value, pe);
       return;
+    case XSHMEM_PATH_GDA:
+      gdapath::host::put(s, ctx, dest, &value, sizeof(T), pe, false);
+      return;
 #endif
     default:
       unreachable_path(s, pe);
@@ -120,6 +130,11 @@ XSHMEM_HD_INLINE T g_path(const state_t &s, int32_t ctx, const T *source, int pe
 #if !defined(__CUDA_ARCH__)
     case XSHMEM_PATH_HOST_CE:
       return host_ce::g(s, source, pe);
+    case XSHMEM_PATH_GDA: {
+      T v{};
+      gdapath::host::get(s, ctx, &v, source, sizeof(T), pe, false);
+      return v;
+    }
 #endif
     default:
       unreachable_path(s, pe);
@@ -148,6 +163,9 @@ XSHMEM_HD_INLINE void iput_path(const state_t &s, int32_t ctx, T *dest, const T 
     case XSHMEM_PATH_HOST_CE:
       host_ce::iput(s, dest, source, dst, sst, nelems, pe, nbi);
       return;
+    case XSHMEM_PATH_GDA:
+      gdapath::host::strided<true>(s, ctx, dest, source, dst, sst, nelems, pe, nbi);
+      return;
 #endif
     default:
       unreachable_path(s, pe);
@@ -172,6 +190,9 @@ XSHMEM_HD_INLINE void iget_path(const state_t &s, int32_t ctx, T *dest, const T 
     case XSHMEM_PATH_HOST_CE:
       host_ce::iget(s, dest, source, dst, sst, nelems, pe, nbi);
       return;
+    case XSHMEM_PATH_GDA:
+      gdapath::host::strided<false>(s, ctx, dest, source, dst, sst, nelems, pe, nbi);
+      return;
 #endif
     default:
       unreachable_path(s, pe);
@@ -180,7 +201,8 @@ XSHMEM_HD_INLINE void iget_path(const state_t &s, int32_t ctx, T *dest, const T 
 
 // Ordering of context ctx's operations over every path this PE uses: LSA memory fences, then
 // the PROXY path's (the host: the transports serving PROXY peers, on ctx's channel). HOST_CE
-// operations are ordered by their stream (fence: nothing more); quiet completes them.
+// operations are ordered by their stream, GDA ones by their queue (one per context and peer):
+// fence needs nothing more for them; quiet completes them.
 template <typename G = thread_group>
 XSHMEM_HD_INLINE void fence_path(const state_t &s, int32_t ctx) {
   lsa::fence();
@@ -191,6 +213,7 @@ XSHMEM_HD_INLINE void quiet_path(const state_t &s, int32_t ctx) {
   lsa::quiet();
 #if !defined(__CUDA_ARCH__)
   host_ce::quiet(s);
+  if (s.n_gda_peers != 0) gdapath::host::quiet(s, ctx);
 #endif
   proxy::quiet<G>(s, ctx);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <xshmem/device/atomic.h>
+#include <xshmem/device/gda_path.h>
 #include <xshmem/device/group.h>
 #include <xshmem/device/host_ce.h>
 #include <xshmem/device/lsa.h>
@@ -45,6 +46,9 @@ XSHMEM_HD_INLINE void putmem_signal_path(const state_t &s, int32_t ctx, void *de
     case XSHMEM_PATH_HOST_CE:
       host_ce::put_signal(s, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
       return;
+    case XSHMEM_PATH_GDA:
+      gdapath::host::put_signal(s, ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
+      return;
 #endif
     default:
       unreachable_path(s, pe);
@@ -70,6 +74,9 @@ XSHMEM_HD_INLINE void signal_path(const state_t &s, int32_t ctx, uint64_t *sig_a
 #if !defined(__CUDA_ARCH__)
     case XSHMEM_PATH_HOST_CE:
       host_ce::signal(s, sig_addr, signal, sig_op, pe);
+      return;
+    case XSHMEM_PATH_GDA:  // on ctx's queue to pe: after this thread's earlier entries there
+      if (group_leader<G>()) gdapath::host::signal(s, ctx, sig_addr, signal, sig_op, pe, false);
       return;
 #endif
     default:

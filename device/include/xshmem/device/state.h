@@ -26,7 +26,7 @@
 // it was compiled against (XSHMEMI_REGISTER_DEVICE_STATE_SINK, <xshmem/device/cuda_api.h>), and
 // the runtime refuses a unit compiled against another layout, with one line naming it, before
 // any of its kernels can read the table. 0 stands for units built before layouts were numbered.
-#define XSHMEM_DEVICE_STATE_LAYOUT 2
+#define XSHMEM_DEVICE_STATE_LAYOUT 3
 // The layout this translation unit is compiled against: XSHMEM_DEVICE_STATE_LAYOUT, unless a
 // test builds a unit as if compiled against another (-DXSHMEM_DEVICE_STATE_LAYOUT_OVERRIDE=N).
 #if defined(XSHMEM_DEVICE_STATE_LAYOUT_OVERRIDE)
@@ -303,6 +303,10 @@ struct state_t {
   // Host only: host threads use the rings too (XSHMEM_PROXY_HOST on a CPU PE), not the
   // transports' operations directly.
   int32_t host_rings = 0;
+  // Host only (layout 3): the PEs this one reaches by the GDA path, which quiet visits
+  // (gda_path.h), and how many.
+  int32_t n_gda_peers = 0;
+  const int32_t *gda_peers = nullptr;
 };
 
 // Offset of a symmetric address; the same on every PE.

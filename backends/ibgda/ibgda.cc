@@ -1,0 +1,511 @@
+// xshmem transport "ibgda": GDA peers. The caller itself posts mlx5 work-queue entries for its
+// operations into a send queue per (peer, context) and the NIC executes them (the path code:
+// device/include/xshmem/device/gda_path.h, through the per-peer handle this transport fills).
+//
+// NICs (XSHMEM_IBGDA_NIC):
+//   - model: the software NIC model (backends/ibgda/model_nic.h): one thread per PE is its NIC,
+//     the PEs' NICs joined by TCP over XSHMEM_IBGDA_MODEL_IFACE (loopback on one host). Queues,
+//     doorbell records and CQs live in host memory; this PE's heap is the target of its peers'
+//     requests under one remote key; local buffers are reached through one key over the whole
+//     address space (as an mlx5 implicit on-demand registration would give them).
+//   - auto (the default): an mlx5 NIC driven through DevX. This version has no DevX path yet:
+//     auto reaches no peer, and the reason names what is missing (xshmem-info's pre-flight checks
+//     list each piece).
+// Like libfabric, the transport stays dormant in a one-host job that names it nowhere
+// (XSHMEM_TRANSPORTS, XSHMEM_PAIR_TRANSPORTS, XSHMEM_REMOTE_TRANSPORT): hostshm serves such jobs.
+// Host heaps only in this version: GPU threads do not post GDA entries yet.
+//
+// Errors: a queue in error (a refused or failed entry) stops the job at once with the model's
+// line (the PE, the queue, the send-queue position, the entry, the field or the syndrome);
+// posters waiting on that queue then stop too. A peer that dies breaks its connection: the
+// entries waiting on it fail the same way. Every wait has XSHMEM_IBGDA_TIMEOUT.
+#include <arpa/inet.h>
+#include <glob.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <xshmem/device/gda_path.h>
+#include <xshmem/plugin/transport_v1.h>
+
+#include "model_nic.h"
+
+namespace {
+
+namespace g = xshmem::dev::gda;
+namespace gp = xshmem::dev::gdapath;
+namespace m = xshmem::ibgda;
+
+constexpr const char *kName = "ibgda";
+const xshmem_core_services_v1_t *g_svc = nullptr;
+
+#define ILOG(lvl, ...) XSHMEM_PLOG(g_svc, lvl, kName, __VA_ARGS__)
+
+// The model's keys: this PE's heap (remote read, write, atomic) and every local buffer.
+constexpr uint32_t kHeapKey = 0x1000;
+constexpr uint32_t kLocalKey = 0x100;
+
+const xshmem_config_entry_v1_t kConfig[] = {
+    {"XSHMEM_IBGDA_NIC", XSHMEM_CONFIG_ENUM, "auto", "auto,model",
+     "the NIC that executes the posted work requests: model runs the software NIC model (a host "
+     "thread per PE, TCP between PEs) for machines without an mlx5 NIC; auto an mlx5 NIC through "
+     "DevX, which this version cannot drive yet (auto reaches no peer)"},
+    {"XSHMEM_IBGDA_MODEL_IFACE", XSHMEM_CONFIG_STRING, "", nullptr,
+     "network interface whose IPv4 address the NIC model's connections use; empty: lo when every "
+     "PE is on one host, else the first interface that is up and not loopback"},
+    {"XSHMEM_IBGDA_QUEUE_DEPTH", XSHMEM_CONFIG_INT, "256", nullptr,
+     "WQEBBs (64-byte entries) per send queue, a power of two from 16 to 32768: how many "
+     "operations a context may have in flight to one peer"},
+    {"XSHMEM_IBGDA_QUEUES", XSHMEM_CONFIG_INT, "0", nullptr,
+     "send queues per peer; a context uses queue (its entry) modulo their number; 0: the proxy "
+     "channel count (XSHMEM_PROXY_CHANNELS)"},
+    {"XSHMEM_IBGDA_TIMEOUT", XSHMEM_CONFIG_DURATION, "30s", nullptr,
+     "how long a post or a completion may stall before the job stops with a line naming the "
+     "peer (a NIC or a peer that no longer answers)"},
+    {"XSHMEM_IBGDA_LATENCY_NS", XSHMEM_CONFIG_INT, "4000", nullptr,
+     "cost the selector assumes for a small operation to an ibgda peer, in ns; above hostshm and "
+     "nvlink so that they win on a host unless a transport is forced"},
+};
+
+// One send queue: what the posters and the NIC share, and the model's view of it.
+struct Queue {
+  void *wqes = nullptr;  // depth WQEBBs, 64-byte aligned
+  g::cqe_t cqe{};        // the collapsed CQ
+  alignas(8) uint64_t reserved = 0;
+  alignas(8) uint64_t ready = 0;
+  uint32_t dbr[2] = {0, 0};
+  m::queue_t q;
+  ~Queue() { free(wqes); }
+};
+
+struct Peer {
+  gp::peer_handle_t handle{};
+  uint32_t rkey = 0;
+  std::vector<g::sq_t> sqs;
+  std::vector<std::unique_ptr<Queue>> queues;
+};
+
+struct Ctx {
+  int my_pe = -1, n_pes = 0;
+  bool active = false;  // the NIC model runs
+  std::string reason;   // why not (can_reach's reason)
+  std::unique_ptr<m::model_nic> nic;
+  std::string addr;  // this PE's address on the model's wire
+  std::vector<std::string> addrs;
+  std::vector<uint16_t> ports;
+  bool heap_ok = false;
+  char *heap_base = nullptr;
+  size_t heap_size = 0;
+  std::vector<uint64_t> bases;  // [pe]: its heap in its own address space
+  std::vector<std::unique_ptr<Peer>> peers;
+  alignas(8) uint64_t discard = 0;
+  uint32_t depth = 256, nqueues = 1, latency_ns = 4000;
+  uint64_t timeout_ns = 30ull * 1000 * 1000 * 1000;
+  uint32_t next_qpn = 1;
+  bool connected = false;
+};
+
+std::vector<std::string> split_list(const std::string &s) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= s.size()) {
+    size_t j = s.find(',', i);
+    if (j == std::string::npos) j = s.size();
+    std::string w = s.substr(i, j - i);
+    w.erase(0, w.find_first_not_of(" \t"));
+    w.erase(w.find_last_not_of(" \t") + 1);
+    if (!w.empty()) out.push_back(w);
+    i = j + 1;
+  }
+  return out;
+}
+
+// Whether some setting names this transport (then it starts on one host too).
+bool named_by_user() {
+  const std::string allowed = g_svc->config_get_string("XSHMEM_TRANSPORTS");
+  if (!allowed.empty() && allowed[0] != '^') {
+    for (const std::string &w : split_list(allowed))
+      if (w == kName) return true;
+  }
+  if (std::string(g_svc->config_get_string("XSHMEM_PAIR_TRANSPORTS")).find(kName) !=
+      std::string::npos)
+    return true;
+  return std::string(g_svc->config_get_string("XSHMEM_REMOTE_TRANSPORT")) == kName;
+}
+
+bool model_mode() {
+  return std::string(g_svc->config_get_string("XSHMEM_IBGDA_NIC")) == "model";
+}
+
+// Why auto reaches no peer on this machine: what is missing for an mlx5 NIC.
+std::string nic_reason() {
+  glob_t gl{};
+  const bool devices = glob("/dev/infiniband/uverbs*", 0, nullptr, &gl) == 0 && gl.gl_pathc > 0;
+  globfree(&gl);
+  if (!devices)
+    return "no RDMA device here (no /dev/infiniband/uverbs*, so no mlx5 NIC); "
+           "XSHMEM_IBGDA_NIC=model runs the software NIC model";
+  return "an RDMA device is present, but this version drives only the software NIC model "
+         "(XSHMEM_IBGDA_NIC=model); xshmem-info's pre-flight checks say what the device lacks";
+}
+
+void fill_reason(xshmem_peer_info_v1_t *info, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void fill_reason(xshmem_peer_info_v1_t *info, const char *fmt, ...) {
+  if (!XSHMEM_PEER_INFO_HAS(info, reason)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(info->reason, sizeof info->reason, fmt, ap);
+  va_end(ap);
+}
+
+// The IPv4 address of interface `iface`, or of the first interface that is up and not loopback
+// (iface empty). Empty when there is none.
+std::string iface_addr(const std::string &iface) {
+  ifaddrs *list = nullptr;
+  if (getifaddrs(&list) != 0) return "";
+  std::string out;
+  for (ifaddrs *a = list; a != nullptr && out.empty(); a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET) continue;
+    const bool loop = (a->ifa_flags & IFF_LOOPBACK) != 0;
+    if (iface.empty() ? (loop || !(a->ifa_flags & IFF_UP)) : iface != a->ifa_name) continue;
+    char buf[INET_ADDRSTRLEN];
+    const auto *sin = reinterpret_cast<const sockaddr_in *>(a->ifa_addr);
+    if (inet_ntop(AF_INET, &sin->sin_addr, buf, sizeof buf)) out = buf;
+  }
+  freeifaddrs(list);
+  return out;
+}
+
+xshmem_status_t ib_load(const xshmem_core_services_v1_t *svc) {
+  g_svc = svc;
+  return svc->config_register(kConfig, sizeof(kConfig) / sizeof(kConfig[0]));
+}
+
+xshmem_status_t ib_init(void **ctx) {
+  const xshmem_job_info_v1_t *job = g_svc->job_info();
+  Ctx *c = new (std::nothrow) Ctx();
+  if (!c) return XSHMEM_ERR_NOMEM;
+  c->my_pe = job->my_pe;
+  c->n_pes = job->n_pes;
+  bool one_host = true;
+  for (int pe = 0; job->host_id && pe < c->n_pes; ++pe)
+    one_host = one_host && job->host_id[pe] == job->host_id[c->my_pe];
+  // Decided together (every PE then makes the same collective calls): the model runs when every
+  // PE asks for it and the job spans hosts or some PE names the transport.
+  struct Want {
+    int32_t model, want;
+  } mine{model_mode() ? 1 : 0, !one_host || named_by_user() ? 1 : 0};
+  std::vector<Want> all(c->n_pes);
+  xshmem_status_t st = g_svc->allgather(&mine, all.data(), sizeof(Want));
+  if (st) {
+    delete c;
+    return st;
+  }
+  bool every_model = true, any_want = false;
+  for (const Want &w : all) {
+    every_model = every_model && w.model;
+    any_want = any_want || w.want;
+  }
+  *ctx = c;
+  if (!every_model) {
+    bool some_model = false;
+    for (const Want &w : all) some_model = some_model || w.model;
+    c->reason = some_model ? "XSHMEM_IBGDA_NIC=model is set on some PEs only" : nic_reason();
+    if (some_model && mine.model)
+      ILOG(XSHMEM_LOG_ERROR,
+           "pe %d: XSHMEM_IBGDA_NIC=model is set on some PEs only; the ibgda "
+           "transport reaches no peer",
+           c->my_pe);
+    return XSHMEM_SUCCESS;
+  }
+  if (!any_want) {
+    c->reason =
+        "not started: a one-host job that names ibgda nowhere (name it in XSHMEM_TRANSPORTS "
+        "to use it on one host)";
+    return XSHMEM_SUCCESS;
+  }
+  int64_t depth = g_svc->config_get_int("XSHMEM_IBGDA_QUEUE_DEPTH");
+  if (depth < 16 || depth > 32768 || (depth & (depth - 1)) != 0) {
+    ILOG(XSHMEM_LOG_WARN,
+         "XSHMEM_IBGDA_QUEUE_DEPTH=%lld is not a power of two from 16 to 32768; using 256",
+         static_cast<long long>(depth));
+    depth = 256;
+  }
+  c->depth = static_cast<uint32_t>(depth);
+  int64_t nq = g_svc->config_get_int("XSHMEM_IBGDA_QUEUES");
+  if (nq <= 0) nq = XSHMEM_JOB_INFO_HAS(job, num_channels) ? job->num_channels : 1;
+  c->nqueues = static_cast<uint32_t>(std::clamp<int64_t>(nq, 1, 64));
+  const int64_t tmo = g_svc->config_get_int("XSHMEM_IBGDA_TIMEOUT");
+  c->timeout_ns = static_cast<uint64_t>(tmo > 0 ? tmo : 30000) * 1000000ull;
+  c->latency_ns = static_cast<uint32_t>(g_svc->config_get_int("XSHMEM_IBGDA_LATENCY_NS"));
+
+  // The wire: this PE's address, then everyone's.
+  const std::string iface = g_svc->config_get_string("XSHMEM_IBGDA_MODEL_IFACE");
+  c->addr = iface_addr(iface.empty() && one_host ? std::string("lo") : iface);
+  m::model_nic::options o;
+  o.my_pe = c->my_pe;
+  o.n_pes = c->n_pes;
+  o.token = job->job_token ? job->job_token : "";
+  o.timeout_ms = static_cast<int>(std::min<uint64_t>(c->timeout_ns / 1000000ull, 30000));
+  o.on_error = [](const std::string &line) { g_svc->fatal(1, kName, line.c_str()); };
+  o.log = [](bool warning, const std::string &line) {
+    XSHMEM_PLOG(g_svc, warning ? XSHMEM_LOG_WARN : XSHMEM_LOG_DEBUG, kName, "%s", line.c_str());
+  };
+  c->nic = std::make_unique<m::model_nic>(std::move(o));
+  std::string why;
+  bool ok = !c->addr.empty() && c->nic->listen(c->addr, &why);
+  if (!ok)
+    ILOG(XSHMEM_LOG_ERROR, "pe %d: the NIC model cannot listen: %s", c->my_pe,
+         c->addr.empty() ? ("interface " +
+                            (iface.empty() ? std::string("(first up, not "
+                                                         "loopback)")
+                                           : iface) +
+                            " has no IPv4 address; set XSHMEM_IBGDA_MODEL_IFACE")
+                               .c_str()
+                         : why.c_str());
+  struct Addr {
+    uint32_t ok, ip;
+    uint16_t port, reserved;
+  } me{ok ? 1u : 0u, 0, ok ? c->nic->port() : uint16_t{0}, 0};
+  if (ok) inet_pton(AF_INET, c->addr.c_str(), &me.ip);
+  std::vector<Addr> addrs(c->n_pes);
+  st = g_svc->allgather(&me, addrs.data(), sizeof(Addr));
+  if (st) return st;
+  c->addrs.resize(c->n_pes);
+  c->ports.resize(c->n_pes);
+  for (int pe = 0; pe < c->n_pes; ++pe) {
+    if (!addrs[pe].ok) {
+      c->reason = "pe " + std::to_string(pe) + "'s NIC model could not listen";
+      c->nic.reset();
+      return XSHMEM_SUCCESS;  // every PE saw the same: none goes on
+    }
+    char buf[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &addrs[pe].ip, buf, sizeof buf);
+    c->addrs[pe] = buf;
+    c->ports[pe] = addrs[pe].port;
+  }
+  // Local buffers: every address (an implicit on-demand registration).
+  c->nic->local_keys().add({kLocalKey, 0, UINT64_MAX, m::kAccessLocalWrite});
+  c->active = true;
+  ILOG(XSHMEM_LOG_INFO,
+       "pe %d: software NIC model (XSHMEM_IBGDA_NIC=model) on %s:%u, %u queue%s per peer of %u "
+       "WQEBBs",
+       c->my_pe, c->addr.c_str(), c->nic->port(), c->nqueues, c->nqueues > 1 ? "s" : "", c->depth);
+  return XSHMEM_SUCCESS;
+}
+
+xshmem_status_t ib_heap_register(void *ctx, const xshmem_mem_region_v1_t *heap) {
+  Ctx *c = static_cast<Ctx *>(ctx);
+  if (!c->active) return XSHMEM_SUCCESS;
+  if (heap->kind != XSHMEM_MEM_HOST) {
+    // Collective: every PE's heap is of one kind, so every PE returns here.
+    c->reason =
+        "a GPU heap: GPU threads do not post GDA entries yet (this version serves host "
+        "heaps)";
+    return XSHMEM_SUCCESS;
+  }
+  c->heap_base = static_cast<char *>(heap->base);
+  c->heap_size = heap->size;
+  c->nic->target_keys().add(
+      {kHeapKey, reinterpret_cast<uint64_t>(heap->base), heap->size,
+       m::kAccessRemoteRead | m::kAccessRemoteWrite | m::kAccessRemoteAtomic});
+  const uint64_t mine = reinterpret_cast<uint64_t>(heap->base);
+  c->bases.resize(c->n_pes);
+  const xshmem_status_t st = g_svc->allgather(&mine, c->bases.data(), sizeof mine);
+  if (st) return st;
+  c->nic->start();  // the responder serves from here on
+  c->heap_ok = true;
+  return XSHMEM_SUCCESS;
+}
+
+xshmem_status_t ib_can_reach(void *ctx, int pe, xshmem_peer_info_v1_t *info) {
+  Ctx *c = static_cast<Ctx *>(ctx);
+  if (pe < 0 || pe >= c->n_pes) return XSHMEM_ERR_UNREACHABLE;
+  if (!c->active || !c->heap_ok) {
+    fill_reason(info, "%s", c->reason.empty() ? "the heap is not registered" : c->reason.c_str());
+    return XSHMEM_ERR_UNREACHABLE;
+  }
+  const xshmem_job_info_v1_t *job = g_svc->job_info();
+  info->path = XSHMEM_PATH_GDA;
+  info->flags = XSHMEM_PEER_ATOMICS_NATIVE | XSHMEM_PEER_ORDERED;
+  info->latency_ns = c->latency_ns;
+  info->bandwidth_mbps = 1000;
+  info->lsa_base = nullptr;
+  const bool same = job->host_id && job->host_id[pe] == job->host_id[c->my_pe];
+  fill_reason(info, "%s, software NIC model over TCP (%s)",
+              pe == c->my_pe ? "this pe, looped back"
+              : same         ? "same host"
+                             : "another host",
+              c->addrs[pe].c_str());
+  return XSHMEM_SUCCESS;
+}
+
+// The queues and the handle of a selected peer (its connection made).
+Peer *make_peer(Ctx *c, int pe) {
+  auto p = std::make_unique<Peer>();
+  p->rkey = kHeapKey;
+  p->queues.reserve(c->nqueues);
+  p->sqs.resize(c->nqueues);
+  for (uint32_t i = 0; i < c->nqueues; ++i) {
+    auto q = std::make_unique<Queue>();
+    if (posix_memalign(&q->wqes, 64, size_t(c->depth) * g::kWqeBB) != 0) return nullptr;
+    memset(q->wqes, 0, size_t(c->depth) * g::kWqeBB);
+    memset(&q->cqe, 0, sizeof q->cqe);
+    q->cqe.op_own = static_cast<uint8_t>(g::kCqeInvalid << 4 | 1);
+    const uint32_t qpn = c->next_qpn++;
+    q->q.sq = q->wqes;
+    q->q.nbb = c->depth;
+    q->q.dbr = &q->dbr[g::kSendDbr];
+    q->q.cq = &q->cqe;
+    q->q.ncqe = 1;
+    q->q.qpn = qpn;
+    q->q.pe = c->my_pe;
+    q->q.peer = pe;
+    g::sq_t &s = p->sqs[i];
+    s.wqes = q->wqes;
+    s.nbb = c->depth;
+    s.qpn = qpn;
+    s.reserved = &q->reserved;
+    s.ready = &q->ready;
+    s.dbr = &q->dbr[g::kSendDbr];
+    s.doorbell = nullptr;  // the model polls the doorbell record
+    s.cq = &q->cqe;
+    s.deadline_ns = c->timeout_ns;
+    p->queues.push_back(std::move(q));
+  }
+  gp::peer_handle_t &h = p->handle;
+  h.format = XSHMEM_GDA_FORMAT_MLX5;
+  h.version = XSHMEM_GDA_MLX5_VERSION;
+  h.nqueues = c->nqueues;
+  h.key_shift = 63;  // one key over the whole heap
+  h.remote_base = c->bases[pe];
+  h.heap_size = c->heap_size;
+  h.rkeys = &p->rkey;
+  h.nrkeys = 1;
+  h.lkey = kLocalKey;
+  h.discard = &c->discard;
+  h.queues = p->sqs.data();
+  c->peers[pe] = std::move(p);
+  return c->peers[pe].get();
+}
+
+xshmem_status_t ib_connect(void *ctx, const uint8_t *selected, xshmem_peer_info_v1_t *infos) {
+  Ctx *c = static_cast<Ctx *>(ctx);
+  c->peers.resize(c->n_pes);
+  xshmem_status_t result = XSHMEM_SUCCESS;
+  for (int pe = 0; pe < c->n_pes && result == XSHMEM_SUCCESS; ++pe) {
+    if (!selected[pe]) continue;
+    if (!c->active || !c->heap_ok) {
+      result = XSHMEM_ERR_UNREACHABLE;
+      break;
+    }
+    std::string why;
+    if (!c->nic->connect(pe, c->addrs[pe], c->ports[pe], &why)) {
+      ILOG(XSHMEM_LOG_ERROR, "pe %d: the NIC model cannot reach pe %d: %s", c->my_pe, pe,
+           why.c_str());
+      result = XSHMEM_ERR_PEER_FAILED;
+      break;
+    }
+    Peer *p = make_peer(c, pe);
+    if (p == nullptr) {
+      result = XSHMEM_ERR_NOMEM;
+      break;
+    }
+    for (auto &q : p->queues) c->nic->add_queue(&q->q);
+    infos[pe].path = XSHMEM_PATH_GDA;
+    infos[pe].lsa_base = nullptr;
+    if (XSHMEM_PEER_INFO_HAS(&infos[pe], desc)) {
+      infos[pe].desc = xshmem_peer_desc_v1_t{};
+      infos[pe].desc.kind = XSHMEM_DESC_GDA;
+      infos[pe].desc.u.gda.format = XSHMEM_GDA_FORMAT_MLX5;
+      infos[pe].desc.u.gda.version = XSHMEM_GDA_MLX5_VERSION;
+      infos[pe].desc.u.gda.handle = &p->handle;
+      infos[pe].desc.u.gda.handle_size = sizeof p->handle;
+    }
+  }
+  c->connected = c->connected || result == XSHMEM_SUCCESS;
+  return result;
+}
+
+xshmem_status_t ib_heap_deregister(void *ctx) {
+  Ctx *c = static_cast<Ctx *>(ctx);
+  if (!c->active || !c->heap_ok) return XSHMEM_SUCCESS;
+  // Collective, after the job's last operation: once every PE is here nothing is in flight, and
+  // a connection that closes from then on is no error.
+  c->nic->quiescing();
+  (void)g_svc->barrier();
+  c->nic->stop();
+  c->heap_ok = false;
+  return XSHMEM_SUCCESS;
+}
+
+xshmem_status_t ib_finalize(void *ctx) {
+  Ctx *c = static_cast<Ctx *>(ctx);
+  if (c->nic) c->nic->stop();
+  c->nic.reset();  // before the queues it reads
+  delete c;
+  return XSHMEM_SUCCESS;
+}
+
+xshmem_status_t ib_predict(const xshmem_plan_pe_v1_t *self, const xshmem_plan_pe_v1_t *peer,
+                           xshmem_peer_info_v1_t *info) {
+  static const bool named = named_by_user();
+  static const bool model = model_mode();
+  static const uint32_t latency =
+      static_cast<uint32_t>(g_svc->config_get_int("XSHMEM_IBGDA_LATENCY_NS"));
+  if (!model) {
+    fill_reason(info, "%s", nic_reason().c_str());
+    return XSHMEM_ERR_UNREACHABLE;
+  }
+  if (XSHMEM_PLAN_PE_HAS(self, hosts) && self->hosts == 1 && !named) {
+    fill_reason(info,
+                "not started: a one-host job that names ibgda nowhere (name it in "
+                "XSHMEM_TRANSPORTS to use it on one host)");
+    return XSHMEM_ERR_UNREACHABLE;
+  }
+  if (self->heap == XSHMEM_MEM_DEVICE || peer->heap == XSHMEM_MEM_DEVICE) {
+    fill_reason(info, "a GPU heap: GPU threads do not post GDA entries yet");
+    return XSHMEM_ERR_UNREACHABLE;
+  }
+  info->path = XSHMEM_PATH_GDA;
+  info->flags = XSHMEM_PEER_ATOMICS_NATIVE | XSHMEM_PEER_ORDERED;
+  info->latency_ns = latency;
+  info->bandwidth_mbps = 1000;
+  info->lsa_base = nullptr;
+  fill_reason(info, "%s, software NIC model over TCP",
+              self->pe == peer->pe             ? "this pe, looped back"
+              : self->host_id == peer->host_id ? "same host"
+                                               : "another host");
+  return XSHMEM_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default")))
+const xshmem_transport_v1_t xshmem_transport_plugin_v1 = {
+    .abi_version = XSHMEM_TRANSPORT_ABI_VERSION,
+    .struct_size = sizeof(xshmem_transport_v1_t),
+    .name = kName,
+    .caps = XSHMEM_TRANSPORT_CAP_HOST_HEAP | XSHMEM_TRANSPORT_CAP_NIC,
+    .load = ib_load,
+    .init = ib_init,
+    .heap_register = ib_heap_register,
+    .can_reach = ib_can_reach,
+    .connect = ib_connect,
+    .heap_deregister = ib_heap_deregister,
+    .finalize = ib_finalize,
+    .heap_grow = nullptr,
+    .data_ops = nullptr,
+    .predict = ib_predict,
+};

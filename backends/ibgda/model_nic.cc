@@ -1,0 +1,543 @@
+// The software NIC model of one PE: its thread and the wire between requesters and responders
+// (model_nic.h).
+#include "model_nic.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace xshmem::ibgda {
+
+namespace {
+
+namespace g = xshmem::dev::gda;
+
+constexpr uint32_t kHelloMagic = 0x58494247;  // "XIBG"
+constexpr uint32_t kVersion = 1;
+constexpr size_t kTokenBytes = 128;
+
+// The hello a connecting PE sends, and the answer.
+struct hello_t {
+  uint32_t magic;
+  uint32_t version;
+  int32_t pe;
+  int32_t n_pes;
+  char token[kTokenBytes];
+};
+struct hello_ack_t {
+  uint32_t magic;
+  int32_t ok;
+};
+
+// Frames after the hello. A request (requester -> responder), then `len` bytes: a write's data.
+constexpr uint8_t kFrameRequest = 1;
+constexpr uint8_t kFrameAnswer = 2;
+struct req_hdr {
+  uint32_t len;
+  uint8_t kind;
+  uint8_t opcode;
+  uint16_t reserved0;
+  uint32_t qtag;  // the requester's queue
+  uint32_t rkey;
+  uint32_t length;
+  uint32_t reserved1;
+  uint64_t raddr, swap_add, compare;
+};
+// An answer (responder -> requester), then `len` bytes: why_len bytes of text, then a read's data.
+struct rep_hdr {
+  uint32_t len;
+  uint8_t kind;
+  uint8_t syndrome;
+  uint16_t why_len;
+  uint32_t qtag;
+  uint32_t reserved;
+  uint64_t old;
+};
+static_assert(sizeof(req_hdr) == 48 && sizeof(rep_hdr) == 24, "frame headers");
+
+// What one connection may hold unsent before the requester stops taking entries for it.
+constexpr size_t kOutLimit = 16u << 20;
+// A read larger than this is refused (the heap's largest message is 1 GiB, gda_path.h).
+constexpr uint32_t kMaxMessage = 1u << 30;
+// Queues one requester may have (the responder's flush flags are indexed by their tags).
+constexpr uint32_t kMaxQueues = 1u << 16;
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::string errno_str(const char *what) {
+  return std::string(what) + ": " + strerror(errno);
+}
+
+bool set_nonblocking(int fd) {
+  const int fl = fcntl(fd, F_GETFL, 0);
+  return fl >= 0 && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0;
+}
+
+void no_delay(int fd) {
+  int one = 1;
+  (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+// Writes or reads exactly n bytes of a blocking socket before `deadline` (ns); false on error,
+// end of stream or deadline.
+bool io_all(int fd, void *buf, size_t n, bool out, uint64_t deadline) {
+  char *p = static_cast<char *>(buf);
+  while (n > 0) {
+    const uint64_t now = now_ns();
+    if (now >= deadline) return false;
+    pollfd pfd{fd, static_cast<short>(out ? POLLOUT : POLLIN), 0};
+    const int left_ms = static_cast<int>((deadline - now) / 1000000) + 1;
+    const int pr = poll(&pfd, 1, left_ms);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr <= 0) return false;
+    const ssize_t k = out ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
+    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<size_t>(k);
+  }
+  return true;
+}
+
+}  // namespace
+
+struct model_nic::conn {
+  int fd = -1;
+  int peer = -1;           // the PE at the other end (accepted: once its hello is read)
+  bool requester = false;  // this PE connected: requests out, answers in
+  bool hello_done = false;
+  bool dead = false;
+  uint64_t accepted_ns = 0;
+  std::vector<char> in, out;
+  size_t in_off = 0, out_off = 0;
+  std::vector<char> failed;  // responder: [qtag] a request of that queue failed: flush the rest
+};
+
+model_nic::model_nic(options o) : o_(std::move(o)) {
+  to_peer_.assign(static_cast<size_t>(std::max(o_.n_pes, 0)), nullptr);
+}
+
+model_nic::~model_nic() {
+  stop();
+}
+
+bool model_nic::listen(const std::string &addr, std::string *why) {
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  if (inet_pton(AF_INET, addr.c_str(), &sa.sin_addr) != 1) {
+    *why = "'" + addr + "' is not an IPv4 address";
+    return false;
+  }
+  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (listen_fd_ < 0) {
+    *why = errno_str("socket");
+    return false;
+  }
+  int one = 1;
+  (void)setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  socklen_t len = sizeof sa;
+  if (bind(listen_fd_, reinterpret_cast<sockaddr *>(&sa), sizeof sa) != 0 ||
+      ::listen(listen_fd_, 128) != 0 ||
+      getsockname(listen_fd_, reinterpret_cast<sockaddr *>(&sa), &len) != 0 ||
+      !set_nonblocking(listen_fd_)) {
+    *why = errno_str(("listening on " + addr).c_str());
+    close(listen_fd_);
+    listen_fd_ = -1;
+    return false;
+  }
+  port_ = ntohs(sa.sin_port);
+  return true;
+}
+
+void model_nic::start() {
+  if (thread_.joinable()) return;
+  stop_.store(false);
+  thread_ = std::thread([this] { run(); });
+}
+
+bool model_nic::connect(int peer, const std::string &addr, uint16_t port, std::string *why) {
+  const uint64_t deadline = now_ns() + static_cast<uint64_t>(o_.timeout_ms) * 1000000ull;
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(port);
+  if (inet_pton(AF_INET, addr.c_str(), &sa.sin_addr) != 1) {
+    *why = "pe " + std::to_string(peer) + "'s address '" + addr + "' is not IPv4";
+    return false;
+  }
+  const std::string where =
+      "pe " + std::to_string(peer) + " at " + addr + ":" + std::to_string(port);
+  int fd = -1;
+  for (;;) {  // the peer's thread listens already (start before connect, collectively)
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      *why = errno_str("socket");
+      return false;
+    }
+    if (::connect(fd, reinterpret_cast<sockaddr *>(&sa), sizeof sa) == 0) break;
+    const int err = errno;
+    close(fd);
+    if ((err != ECONNREFUSED && err != EINTR) || now_ns() >= deadline) {
+      *why = "cannot connect to " + where + ": " + strerror(err);
+      return false;
+    }
+    usleep(1000);
+  }
+  no_delay(fd);
+  hello_t h{};
+  h.magic = kHelloMagic;
+  h.version = kVersion;
+  h.pe = o_.my_pe;
+  h.n_pes = o_.n_pes;
+  snprintf(h.token, sizeof h.token, "%s", o_.token.c_str());
+  hello_ack_t ack{};
+  if (!io_all(fd, &h, sizeof h, true, deadline) || !io_all(fd, &ack, sizeof ack, false, deadline) ||
+      ack.magic != kHelloMagic || ack.ok != 1) {
+    *why = where + " did not accept this pe's hello within " + std::to_string(o_.timeout_ms) +
+           " ms (another job's port, or the peer is not an xshmem ibgda model)";
+    close(fd);
+    return false;
+  }
+  if (!set_nonblocking(fd)) {
+    *why = errno_str("fcntl");
+    close(fd);
+    return false;
+  }
+  auto c = std::make_unique<conn>();
+  c->fd = fd;
+  c->peer = peer;
+  c->requester = true;
+  c->hello_done = true;
+  std::lock_guard<std::mutex> g(mu_);
+  pending_conns_.push_back(std::move(c));
+  return true;
+}
+
+void model_nic::add_queue(queue_t *q) {
+  std::lock_guard<std::mutex> g(mu_);
+  pending_queues_.push_back(q);
+}
+
+void model_nic::stop() {
+  stopping_.store(true);
+  if (thread_.joinable()) {
+    stop_.store(true);
+    thread_.join();
+  }
+  for (auto &c : conns_)
+    if (c->fd >= 0) close(c->fd);
+  conns_.clear();
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    for (auto &c : pending_conns_)
+      if (c->fd >= 0) close(c->fd);
+    pending_conns_.clear();
+  }
+  if (listen_fd_ >= 0) close(listen_fd_);
+  listen_fd_ = -1;
+}
+
+// The requester's wire: the request frame of q's entry onto the connection to its target.
+bool model_nic::post(void *ctx, queue_t &q, const request_t &rq) {
+  model_nic *m = static_cast<model_nic *>(ctx);
+  conn *c = q.peer >= 0 && static_cast<size_t>(q.peer) < m->to_peer_.size()
+                ? m->to_peer_[static_cast<size_t>(q.peer)]
+                : nullptr;
+  if (c == nullptr || c->dead) {  // no wire to the target: the entry fails at once
+    reply_t r;
+    r.syndrome = g::kSynTransportRetryExc;
+    r.why = c == nullptr ? "no connection to this pe" : "the connection to this pe broke";
+    answer(q, r);
+    return true;
+  }
+  if (c->out.size() - c->out_off > kOutLimit) return false;
+  const uint32_t payload = rq.opcode == g::kOpRdmaWrite ? rq.length : 0;
+  req_hdr h{};
+  h.len = payload;
+  h.kind = kFrameRequest;
+  h.opcode = rq.opcode;
+  h.qtag = q.tag;
+  h.rkey = rq.rkey;
+  h.length = rq.length;
+  h.raddr = rq.raddr;
+  h.swap_add = rq.swap_add;
+  h.compare = rq.compare;
+  const char *hp = reinterpret_cast<const char *>(&h);
+  c->out.insert(c->out.end(), hp, hp + sizeof h);
+  if (payload != 0) {
+    const char *d = reinterpret_cast<const char *>(rq.data);
+    c->out.insert(c->out.end(), d, d + payload);
+  }
+  return true;
+}
+
+// A connection ended (EOF or an error). Entries that wait on a requester connection fail: their
+// queues enter error (reported by run). While the job stops it is no error.
+void model_nic::broken(conn &c, const std::string &why) {
+  if (c.dead) return;
+  c.dead = true;
+  if (c.fd >= 0) close(c.fd);
+  c.fd = -1;
+  if (stopping_.load()) return;
+  if (!c.requester) {
+    if (o_.log && c.hello_done)
+      o_.log(false, "ibgda NIC model: pe " + std::to_string(c.peer) + "'s connection to pe " +
+                        std::to_string(o_.my_pe) + " closed: " + why);
+    return;
+  }
+  for (queue_t *q : queues_) {
+    if (q->peer != c.peer) continue;
+    reply_t r;
+    r.syndrome = g::kSynTransportRetryExc;
+    r.why = "the connection to pe " + std::to_string(c.peer) + " broke (" + why + "): pe " +
+            std::to_string(c.peer) + " died or stopped";
+    for (size_t i = 0; i < q->count; ++i) answer(*q, r);
+  }
+}
+
+// Handles the complete frames in c's input; false when c is closed (a refused hello, garbage).
+bool model_nic::serve_frames(conn &c) {
+  auto left = [&] { return c.in.size() - c.in_off; };
+  if (!c.hello_done) {
+    if (left() < sizeof(hello_t)) return true;
+    hello_t h;
+    memcpy(&h, c.in.data() + c.in_off, sizeof h);
+    c.in_off += sizeof h;
+    h.token[kTokenBytes - 1] = '\0';
+    const bool ok = h.magic == kHelloMagic && h.version == kVersion && h.n_pes == o_.n_pes &&
+                    h.pe >= 0 && h.pe < o_.n_pes && o_.token == h.token;
+    hello_ack_t ack{kHelloMagic, ok ? 1 : 0};
+    (void)send(c.fd, &ack, sizeof ack, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (!ok) {
+      if (o_.log)
+        o_.log(true, "ibgda NIC model: pe " + std::to_string(o_.my_pe) +
+                         " refused a connection that did not present this job's token (a "
+                         "stranger on port " +
+                         std::to_string(port_) + ")");
+      c.dead = true;
+      close(c.fd);
+      c.fd = -1;
+      return false;
+    }
+    c.hello_done = true;
+    c.peer = h.pe;
+  }
+  for (;;) {
+    if (c.requester) {
+      if (left() < sizeof(rep_hdr)) break;
+      rep_hdr h;
+      memcpy(&h, c.in.data() + c.in_off, sizeof h);
+      if (h.kind != kFrameAnswer || h.why_len > h.len || h.qtag >= queues_.size() ||
+          queues_[h.qtag]->peer != c.peer) {
+        broken(c, "a malformed answer");
+        return false;
+      }
+      if (left() < sizeof h + h.len) break;
+      const char *body = c.in.data() + c.in_off + sizeof h;
+      reply_t r;
+      r.syndrome = h.syndrome;
+      r.old = h.old;
+      r.why.assign(body, h.why_len);
+      r.data.assign(body + h.why_len, body + h.len);
+      answer(*queues_[h.qtag], r);
+      c.in_off += sizeof h + h.len;
+      continue;
+    }
+    if (left() < sizeof(req_hdr)) break;
+    req_hdr h;
+    memcpy(&h, c.in.data() + c.in_off, sizeof h);
+    const bool write = h.opcode == g::kOpRdmaWrite;
+    if (h.kind != kFrameRequest || (write && h.len != h.length) || (!write && h.len != 0) ||
+        h.length > kMaxMessage || h.qtag > kMaxQueues) {
+      broken(c, "a malformed request");
+      return false;
+    }
+    if (left() < sizeof h + h.len) break;
+    const uint8_t *payload = reinterpret_cast<const uint8_t *>(c.in.data() + c.in_off + sizeof h);
+    if (h.qtag >= c.failed.size()) c.failed.resize(h.qtag + 1, 0);
+    reply_t r;
+    if (c.failed[h.qtag]) {
+      r.syndrome = g::kSynWrFlush;
+      r.why = "flushed: an earlier request of this queue failed";
+    } else {
+      request_t rq{h.opcode, h.raddr, h.rkey, h.length, payload, h.swap_add, h.compare};
+      r = execute(target_, rq);
+      if (r.syndrome != 0) c.failed[h.qtag] = 1;
+    }
+    c.in_off += sizeof h + h.len;
+    rep_hdr a{};
+    a.kind = kFrameAnswer;
+    a.syndrome = r.syndrome;
+    a.why_len = static_cast<uint16_t>(std::min<size_t>(r.why.size(), 1024));
+    a.qtag = h.qtag;
+    a.old = r.old;
+    a.len = a.why_len + static_cast<uint32_t>(r.data.size());
+    const char *ap = reinterpret_cast<const char *>(&a);
+    c.out.insert(c.out.end(), ap, ap + sizeof a);
+    c.out.insert(c.out.end(), r.why.data(), r.why.data() + a.why_len);
+    c.out.insert(c.out.end(), r.data.begin(), r.data.end());
+  }
+  if (c.in_off == c.in.size()) {
+    c.in.clear();
+    c.in_off = 0;
+  } else if (c.in_off > (1u << 20)) {
+    c.in.erase(c.in.begin(), c.in.begin() + static_cast<ptrdiff_t>(c.in_off));
+    c.in_off = 0;
+  }
+  return true;
+}
+
+void model_nic::run() {
+  // Short naps when idle (the posters write memory, which no poll sees), as the proxy engine's.
+  (void)prctl(PR_SET_TIMERSLACK, 1000UL);
+  uint64_t last_busy = now_ns();
+  unsigned idle = 0;
+  std::vector<pollfd> fds;
+  std::vector<char> buf(1u << 16);
+  while (!stop_.load(std::memory_order_acquire)) {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      for (auto &c : pending_conns_) {
+        if (c->requester && c->peer >= 0 && static_cast<size_t>(c->peer) < to_peer_.size())
+          to_peer_[static_cast<size_t>(c->peer)] = c.get();
+        conns_.push_back(std::move(c));
+      }
+      pending_conns_.clear();
+      for (queue_t *q : pending_queues_) {
+        q->tag = static_cast<uint32_t>(queues_.size());  // the queue's tag on the wire
+        queues_.push_back(q);
+        reported_.push_back(0);
+      }
+      pending_queues_.clear();
+    }
+    uint64_t work = 0;
+    // Requester: take what is posted.
+    for (queue_t *q : queues_) work += issue(*q, local_, &model_nic::post, this, 256);
+    // The sockets.
+    fds.clear();
+    if (listen_fd_ >= 0) fds.push_back(pollfd{listen_fd_, POLLIN, 0});
+    for (auto &c : conns_)
+      if (!c->dead)
+        fds.push_back(pollfd{
+            c->fd, static_cast<short>(POLLIN | (c->out.size() > c->out_off ? POLLOUT : 0)), 0});
+    const uint64_t quiet_ns = now_ns() - last_busy;
+    int timeout_ms = 0;
+    if (work == 0 && idle > 256) timeout_ms = quiet_ns > 50000000 ? 1 : 0;
+    const int pr = poll(fds.data(), fds.size(), timeout_ms);
+    if (pr > 0) {
+      size_t k = 0;
+      if (listen_fd_ >= 0) {
+        if (fds[k].revents & POLLIN) {
+          for (;;) {
+            const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+            if (fd < 0) break;
+            no_delay(fd);
+            auto c = std::make_unique<conn>();
+            c->fd = fd;
+            c->accepted_ns = now_ns();
+            conns_.push_back(std::move(c));
+            ++work;
+          }
+        }
+        ++k;
+      }
+      for (auto &cp : conns_) {
+        conn &c = *cp;
+        if (c.dead || k >= fds.size() || fds[k].fd != c.fd) continue;
+        const short ev = fds[k++].revents;
+        if (ev & (POLLIN | POLLHUP | POLLERR)) {
+          for (;;) {
+            const ssize_t n = recv(c.fd, buf.data(), buf.size(), 0);
+            if (n > 0) {
+              c.in.insert(c.in.end(), buf.data(), buf.data() + n);
+              ++work;
+              if (static_cast<size_t>(n) < buf.size()) break;
+              continue;
+            }
+            if (n < 0 && (errno == EAGAIN || errno == EINTR)) break;
+            broken(c, n == 0 ? "closed by the peer" : strerror(errno));
+            break;
+          }
+          if (!c.dead) serve_frames(c);
+        }
+      }
+    }
+    // Hellos that do not come: refused after the deadline.
+    const uint64_t now = now_ns();
+    for (auto &c : conns_) {
+      if (c->dead || c->hello_done || c->requester) continue;
+      if (now - c->accepted_ns > static_cast<uint64_t>(o_.timeout_ms) * 1000000ull) {
+        if (o_.log)
+          o_.log(true, "ibgda NIC model: pe " + std::to_string(o_.my_pe) +
+                           " dropped a connection that sent no hello within " +
+                           std::to_string(o_.timeout_ms) + " ms (a stranger on port " +
+                           std::to_string(port_) + ")");
+        c->dead = true;
+        close(c->fd);
+        c->fd = -1;
+      }
+    }
+    // Completions, in order; errors, once each.
+    for (size_t i = 0; i < queues_.size(); ++i) {
+      work += retire(*queues_[i]);
+      if (queues_[i]->error && !reported_[i]) {
+        reported_[i] = 1;
+        if (o_.on_error) o_.on_error(queues_[i]->error_line);
+      }
+    }
+    // Out.
+    for (auto &cp : conns_) {
+      conn &c = *cp;
+      while (!c.dead && c.out.size() > c.out_off) {
+        const ssize_t n = send(c.fd, c.out.data() + c.out_off, c.out.size() - c.out_off,
+                               MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+          c.out_off += static_cast<size_t>(n);
+          ++work;
+          continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) break;
+        broken(c, strerror(errno));
+      }
+      if (c.out_off == c.out.size()) {
+        c.out.clear();
+        c.out_off = 0;
+      } else if (c.out_off > (1u << 20)) {
+        c.out.erase(c.out.begin(), c.out.begin() + static_cast<ptrdiff_t>(c.out_off));
+        c.out_off = 0;
+      }
+    }
+    // Idle back-off: spin, yield, then naps that grow to 100 us (1 ms after 50 ms of quiet).
+    if (work != 0) {
+      idle = 0;
+      last_busy = now_ns();
+      continue;
+    }
+    ++idle;
+    if (idle < 64) continue;
+    if (idle < 256 || now_ns() - last_busy < 200000) {
+      sched_yield();
+      continue;
+    }
+    const uint64_t q = now_ns() - last_busy;
+    timespec ts{0, q > 50000000 ? 1000000L : std::min<long>(100000L, 1000L * (idle - 255))};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+}  // namespace xshmem::ibgda

@@ -1,0 +1,364 @@
+// xshmem path code: the GDA path (the ibgda transport's peers), as the dispatchers (rma.h, amo.h,
+// signal.h) call it.
+//
+// The caller builds mlx5 work-queue entries itself (gda_wqe.h) and posts them into a send queue
+// to the peer with the posting protocol of gda.h; the NIC (an mlx5 NIC, or the software NIC
+// model, backends/ibgda) executes them against the peer's registered heap and reports
+// completions in the queue's collapsed CQ. peer_t::base of a GDA peer points to the peer's
+// handle (peer_handle_t, format XSHMEM_GDA_FORMAT_MLX5, revision XSHMEM_GDA_MLX5_VERSION, filled by
+// the transport at connect; the core refuses another format or revision): the peer heap's
+// address and keys, the local key, and one queue per context (a context uses queue
+// ctx_entry(ctx) % nqueues, so threads of different contexts post into different queues).
+//
+// What each operation posts (one queue executes its entries in order, an RC queue pair's rule):
+//   put        inline writes up to kMaxInline bytes (the data travel in the entry: done on
+//              return); larger ones are RDMA writes from the source, one per heap key region and
+//              1 GiB, the last asking for a completion that a blocking put waits for;
+//   get        RDMA reads into the destination (blocking: waits for the last);
+//   p / g      an inline write / an 8-byte read into a local word;
+//   atomics    the NIC has 8-byte fetch-add and compare-swap: fetch is a fetch-add of 0, fetch_add
+//              and add a fetch-add (add's old value lands in the handle's discard word), set an
+//              inline write (an aligned store of the word), compare_swap a compare-swap; swap and
+//              the bitwise ones a compare-swap loop; 4-byte atomics work on their aligned 8-byte
+//              word with compare-swap loops that change only their half (a 4-byte add to the
+//              high half is a fetch-add of value << 32: its carry leaves the word);
+//   put_signal the data as for put, then the signal: ADD a fetch-add, SET an inline write;
+//   fence      nothing: a context's operations to one peer share that peer's queue, in order;
+//   quiet      a signaled NOP into each queue of the context that holds unfinished entries, and
+//              a wait for it (state_t::gda_peers lists the PEs to visit).
+// A queue in error or a wait past the queue's deadline stops the job through
+// state_t::on_remote_error, naming the operation and the peer (the NIC model has stopped it
+// first with its own line naming the entry).
+//
+// This version runs on the host (CPU PEs' threads, and host threads of any PE); GPU threads reach
+// GDA peers in a later version (their dispatchers' GDA case traps as an unserved path).
+#ifndef XSHMEM_DEVICE_GDA_PATH_H
+#define XSHMEM_DEVICE_GDA_PATH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <xshmem/device/ctx_handle.h>
+#include <xshmem/device/gda.h>
+#include <xshmem/device/gda_wqe.h>
+#include <xshmem/device/ops.h>
+#include <xshmem/device/state.h>
+
+// The revision of the per-peer handle of format XSHMEM_GDA_FORMAT_MLX5 this path code reads.
+#define XSHMEM_GDA_MLX5_VERSION 1
+
+namespace xshmem::dev::gdapath {
+
+// One GDA peer, as its transport describes it (peer_t::base points to it).
+struct peer_handle_t {
+  uint32_t format;       // XSHMEM_GDA_FORMAT_MLX5
+  uint32_t version;      // XSHMEM_GDA_MLX5_VERSION
+  uint32_t nqueues;      // queues to the peer (at least 1)
+  uint32_t key_shift;    // rkeys[i] covers bytes [i << key_shift, (i + 1) << key_shift) of its heap
+  uint64_t remote_base;  // the peer's heap in the peer's address space (raddr = base + offset)
+  uint64_t heap_size;    // bytes
+  const uint32_t *rkeys;  // [nrkeys]
+  uint32_t nrkeys;
+  uint32_t lkey;      // this PE's local buffers
+  uint64_t *discard;  // a local word (under lkey) for the old values nobody reads
+  gda::sq_t *queues;  // [nqueues]
+};
+
+// The largest message of one entry (an mlx5 entry's byte count reaches 2 GiB).
+constexpr uint64_t kMaxMessage = 1ull << 30;
+
+#if !defined(__CUDA_ARCH__)
+namespace host {
+
+inline const peer_handle_t &handle(const state_t &s, int pe) {
+  return *reinterpret_cast<const peer_handle_t *>(peer_of(s, pe).base);
+}
+inline const gda::sq_t &queue(const peer_handle_t &h, int32_t ctx) {
+  return h.queues[ctx < 0 ? 0 : static_cast<uint32_t>(ctx_entry(ctx)) % h.nqueues];
+}
+
+// Stops the job: a post or a wait failed (gda.h status).
+inline void failed(const state_t &s, int pe, const char *op, int st) {
+  const int status = st == gda::kPostTimeout ? XSHMEM_ERR_TIMEOUT : XSHMEM_ERR_PEER_FAILED;
+  if (s.on_remote_error != nullptr) s.on_remote_error(pe, op, status);
+  fprintf(stderr, "xshmem: pe %d: %s to pe %d: the GDA queue %s; aborting\n", s.my_pe, op, pe,
+          st == gda::kPostTimeout ? "did not move within its deadline" : "is in error");
+  abort();
+}
+
+// The remote key for heap offset `off` at the peer, and the bytes from off to the end of its
+// region (a message never crosses two).
+inline uint32_t rkey(const peer_handle_t &h, uint64_t off, uint64_t *room) {
+  const uint64_t k = off >> h.key_shift;
+  const uint64_t end = (k + 1) << h.key_shift;
+  *room = (end > h.heap_size ? h.heap_size : end) - off;
+  return h.rkeys[k < h.nrkeys ? k : h.nrkeys - 1];
+}
+
+// Posts one entry that `build(wqe, post)` writes; it asks for a completion when `signaled` (or
+// when the protocol wants one). Returns its position; a failure stops the job.
+template <typename B>
+inline uint64_t post(const state_t &s, int pe, const char *op, const gda::sq_t &q, bool signaled,
+                     B build) {
+  uint64_t pos = 0;
+  if (const int st = gda::reserve(q, 1, &pos)) failed(s, pe, op, st);
+  build(gda::slot(q, pos), gda::post_of(q, pos, signaled || gda::wants_cqe(q, pos, pos)));
+  if (const int st = gda::publish(q, pos, 1)) failed(s, pe, op, st);
+  return pos;
+}
+inline void wait(const state_t &s, int pe, const char *op, const gda::sq_t &q, uint64_t pos) {
+  if (const int st = gda::wait_done(q, pos)) failed(s, pe, op, st);
+}
+
+// RDMA writes (kPut) or reads of n > kMaxInline bytes between local `local` and heap offset off
+// at pe: one entry per key region and kMaxMessage. The last asks for a completion when `wait`,
+// and then the call waits for it.
+template <bool kPut>
+inline void transfer(const state_t &s, int pe, const char *op, const peer_handle_t &h,
+                     const gda::sq_t &q, uint64_t off, char *local, size_t n, bool wait_last) {
+  while (n > 0) {
+    uint64_t room = 0;
+    const uint32_t key = rkey(h, off, &room);
+    uint64_t len = n < room ? n : room;
+    if (len > kMaxMessage) len = kMaxMessage;
+    const bool last = len == n;
+    const uint64_t pos =
+        post(s, pe, op, q, last && wait_last, [&](void *wqe, const gda::post_t &p) {
+          if constexpr (kPut)
+            gda::build_write(wqe, p, h.remote_base + off, key, reinterpret_cast<uintptr_t>(local),
+                             h.lkey, static_cast<uint32_t>(len));
+          else
+            gda::build_read(wqe, p, h.remote_base + off, key, reinterpret_cast<uintptr_t>(local),
+                            h.lkey, static_cast<uint32_t>(len));
+        });
+    if (last && wait_last) wait(s, pe, op, q, pos);
+    off += len;
+    local += len;
+    n -= static_cast<size_t>(len);
+  }
+}
+
+// An inline write of n <= kMaxInline bytes (done on return: the data travel in the entry).
+inline uint64_t write_inline(const state_t &s, int pe, const char *op, const peer_handle_t &h,
+                             const gda::sq_t &q, uint64_t off, const void *src, size_t n,
+                             bool signaled = false) {
+  uint64_t room = 0;
+  const uint32_t key = rkey(h, off, &room);
+  return post(s, pe, op, q, signaled, [&](void *wqe, const gda::post_t &p) {
+    gda::build_write_inline(wqe, p, h.remote_base + off, key, src, static_cast<uint32_t>(n));
+  });
+}
+
+inline void put(const state_t &s, int32_t ctx, void *dest, const void *source, size_t nbytes,
+                int pe, bool nbi) {
+  const peer_handle_t &h = handle(s, pe);
+  const gda::sq_t &q = queue(h, ctx);
+  const uint64_t off = heap_offset(s, dest);
+  if (nbytes <= gda::kMaxInline) {
+    write_inline(s, pe, "put", h, q, off, source, nbytes);
+    return;
+  }
+  transfer<true>(s, pe, "put", h, q, off, static_cast<char *>(const_cast<void *>(source)), nbytes,
+                 !nbi);
+}
+inline void get(const state_t &s, int32_t ctx, void *dest, const void *source, size_t nbytes,
+                int pe, bool nbi) {
+  const peer_handle_t &h = handle(s, pe);
+  transfer<false>(s, pe, "get", h, queue(h, ctx), heap_offset(s, source), static_cast<char *>(dest),
+                  nbytes, !nbi);
+}
+
+// Strided forms: one entry per element (inline writes; reads into the elements), then, unless
+// nbi, completed (the last read waited for; inline writes need nothing).
+template <bool kPut, typename T>
+inline void strided(const state_t &s, int32_t ctx, T *dest, const T *source, ptrdiff_t dst,
+                    ptrdiff_t sst, size_t nelems, int pe, bool nbi) {
+  const peer_handle_t &h = handle(s, pe);
+  const gda::sq_t &q = queue(h, ctx);
+  for (size_t i = 0; i < nelems; ++i) {
+    T *d = dest + static_cast<ptrdiff_t>(i) * dst;
+    const T *src = source + static_cast<ptrdiff_t>(i) * sst;
+    if constexpr (kPut) {
+      if constexpr (sizeof(T) <= gda::kMaxInline)
+        write_inline(s, pe, "iput", h, q, heap_offset(s, d), src, sizeof(T));
+      else
+        transfer<true>(s, pe, "iput", h, q, heap_offset(s, d),
+                       reinterpret_cast<char *>(const_cast<T *>(src)), sizeof(T), !nbi);
+    } else {
+      transfer<false>(s, pe, "iget", h, q, heap_offset(s, src), reinterpret_cast<char *>(d),
+                      sizeof(T), !nbi && i + 1 == nelems);
+    }
+  }
+}
+
+// The 8-byte atomics of the NIC on the aligned word at heap offset off8: a fetch-add of `add`
+// (the old value returned when `fetch`; else it lands in the discard word and the call returns
+// at once), and a compare-swap (always waited for).
+inline uint64_t fetch_add8(const state_t &s, int pe, const peer_handle_t &h, const gda::sq_t &q,
+                           uint64_t off8, uint64_t add, bool fetch) {
+  uint64_t room = 0, old = 0;
+  const uint32_t key = rkey(h, off8, &room);
+  const uint64_t pos = post(s, pe, "atomic", q, fetch, [&](void *wqe, const gda::post_t &p) {
+    gda::build_fetch_add(wqe, p, h.remote_base + off8, key,
+                         reinterpret_cast<uintptr_t>(fetch ? &old : h.discard), h.lkey, add);
+  });
+  if (fetch) wait(s, pe, "atomic", q, pos);
+  return old;
+}
+inline uint64_t compare_swap8(const state_t &s, int pe, const peer_handle_t &h, const gda::sq_t &q,
+                              uint64_t off8, uint64_t compare, uint64_t swap) {
+  uint64_t room = 0, old = 0;
+  const uint32_t key = rkey(h, off8, &room);
+  const uint64_t pos = post(s, pe, "atomic", q, true, [&](void *wqe, const gda::post_t &p) {
+    gda::build_compare_swap(wqe, p, h.remote_base + off8, key, reinterpret_cast<uintptr_t>(&old),
+                            h.lkey, compare, swap);
+  });
+  wait(s, pe, "atomic", q, pos);
+  return old;
+}
+
+// A read-modify-write of T at heap offset off through compare-swap on its aligned 8-byte word:
+// `next(old)` gives the new value of T; only T's bytes of the word change. Returns T's old value.
+template <typename T, typename F>
+inline T rmw(const state_t &s, int pe, const peer_handle_t &h, const gda::sq_t &q, uint64_t off,
+             F next) {
+  const uint64_t off8 = off & ~uint64_t{7};
+  const unsigned shift = static_cast<unsigned>(off & 7) * 8;
+  const uint64_t mask =
+      sizeof(T) == 8 ? ~uint64_t{0} : ((uint64_t{1} << (8 * sizeof(T))) - 1) << shift;
+  uint64_t word = fetch_add8(s, pe, h, q, off8, 0, true);
+  for (;;) {
+    T cur;
+    const uint64_t bits = (word & mask) >> shift;
+    memcpy(&cur, &bits, sizeof(T));
+    const T nv = next(cur);
+    uint64_t nbits = 0;
+    memcpy(&nbits, &nv, sizeof(T));
+    const uint64_t want = (word & ~mask) | ((nbits << shift) & mask);
+    if (want == word) return cur;  // nothing to change (a failed compare_swap, an and with ~0)
+    const uint64_t seen = compare_swap8(s, pe, h, q, off8, word, want);
+    if (seen == word) return cur;
+    word = seen;
+  }
+}
+
+template <typename T>
+inline uint64_t bits_of(T v) {
+  uint64_t b = 0;
+  memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <typename T>
+inline T of_bits(uint64_t b) {
+  T v;
+  memcpy(&v, &b, sizeof(T));
+  return v;
+}
+
+// Atomic `op` (the ABI's code) on T at symmetric `dest` of pe; the old value (set: value).
+// Floating-point T takes fetch, set and swap only (the OpenSHMEM types of those).
+template <typename T>
+inline T amo(const state_t &s, int32_t ctx, xshmem_amo_op_t op, T *dest, T value, T cond, int pe) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "the NIC's atomics are 4 or 8 bytes wide");
+  constexpr bool kInt = static_cast<T>(0.5) == static_cast<T>(0);
+  const peer_handle_t &h = handle(s, pe);
+  const gda::sq_t &q = queue(h, ctx);
+  const uint64_t off = heap_offset(s, dest);
+  const uint64_t off8 = off & ~uint64_t{7};
+  const unsigned shift = static_cast<unsigned>(off & 7) * 8;
+  auto half = [&](uint64_t word) { return of_bits<T>(sizeof(T) == 8 ? word : word >> shift); };
+  switch (op) {
+    case XSHMEM_AMO_FETCH:
+      return half(fetch_add8(s, pe, h, q, off8, 0, true));
+    case XSHMEM_AMO_SET:
+      write_inline(s, pe, "atomic", h, q, off, &value, sizeof(T));
+      return value;
+    case XSHMEM_AMO_SWAP:
+      return rmw<T>(s, pe, h, q, off, [&](T) { return value; });
+    default:
+      break;
+  }
+  if constexpr (kInt) {
+    switch (op) {
+      case XSHMEM_AMO_COMPARE_SWAP:
+        if constexpr (sizeof(T) == 8)
+          return of_bits<T>(compare_swap8(s, pe, h, q, off8, bits_of(cond), bits_of(value)));
+        else
+          return rmw<T>(s, pe, h, q, off, [&](T c) { return c == cond ? value : c; });
+      case XSHMEM_AMO_ADD:
+      case XSHMEM_AMO_FETCH_ADD:
+        // The word's own fetch-add when T fills it, or T is its high half (the carry leaves it).
+        if (sizeof(T) == 8 || shift == 32)
+          return half(fetch_add8(s, pe, h, q, off8, bits_of(value) << (sizeof(T) == 8 ? 0 : 32),
+                                 op == XSHMEM_AMO_FETCH_ADD));
+        return rmw<T>(s, pe, h, q, off, [&](T c) { return static_cast<T>(c + value); });
+      case XSHMEM_AMO_AND:
+      case XSHMEM_AMO_FETCH_AND:
+        return rmw<T>(s, pe, h, q, off, [&](T c) { return static_cast<T>(c & value); });
+      case XSHMEM_AMO_OR:
+      case XSHMEM_AMO_FETCH_OR:
+        return rmw<T>(s, pe, h, q, off, [&](T c) { return static_cast<T>(c | value); });
+      case XSHMEM_AMO_XOR:
+      case XSHMEM_AMO_FETCH_XOR:
+        return rmw<T>(s, pe, h, q, off, [&](T c) { return static_cast<T>(c ^ value); });
+      default:
+        break;
+    }
+  }
+  unreachable_path(s, pe);
+  return T{};
+}
+
+// The signal update at sig_addr of pe on ctx's queue, after the queue's earlier entries: ADD a
+// fetch-add (its old value discarded), SET an inline write. Returns its position.
+inline uint64_t signal(const state_t &s, int32_t ctx, uint64_t *sig_addr, uint64_t signal,
+                       int sig_op, int pe, bool signaled) {
+  const peer_handle_t &h = handle(s, pe);
+  const gda::sq_t &q = queue(h, ctx);
+  const uint64_t off = heap_offset(s, sig_addr);
+  if (sig_op == kSignalAdd) {
+    uint64_t room = 0;
+    const uint32_t key = rkey(h, off, &room);
+    return post(s, pe, "signal", q, signaled, [&](void *wqe, const gda::post_t &p) {
+      gda::build_fetch_add(wqe, p, h.remote_base + off, key, reinterpret_cast<uintptr_t>(h.discard),
+                           h.lkey, signal);
+    });
+  }
+  return write_inline(s, pe, "signal", h, q, off, &signal, sizeof signal, signaled);
+}
+
+// The data, then the signal on the same queue (in order at the target). Blocking: the source may
+// be reused on return (a non-inline put's entries are complete once the signal's is).
+inline void put_signal(const state_t &s, int32_t ctx, void *dest, const void *source, size_t nbytes,
+                       uint64_t *sig_addr, uint64_t sig, int sig_op, int pe, bool nbi) {
+  const peer_handle_t &h = handle(s, pe);
+  const gda::sq_t &q = queue(h, ctx);
+  const uint64_t off = heap_offset(s, dest);
+  const bool wait_signal = !nbi && nbytes > gda::kMaxInline;
+  if (nbytes != 0 && nbytes <= gda::kMaxInline)
+    write_inline(s, pe, "put_signal", h, q, off, source, nbytes);
+  else if (nbytes != 0)
+    transfer<true>(s, pe, "put_signal", h, q, off, static_cast<char *>(const_cast<void *>(source)),
+                   nbytes, false);
+  const uint64_t pos = signal(s, ctx, sig_addr, sig, sig_op, pe, wait_signal);
+  if (wait_signal) wait(s, pe, "put_signal", q, pos);
+}
+
+// Quiet of ctx: every GDA peer's queue of ctx that holds unfinished entries gets a signaled NOP,
+// waited for.
+inline void quiet(const state_t &s, int32_t ctx) {
+  for (int32_t i = 0; i < s.n_gda_peers; ++i) {
+    const int pe = s.gda_peers[i];
+    const gda::sq_t &q = queue(handle(s, pe), ctx);
+    if (gda::drained(q)) continue;
+    if (const int st = gda::quiet(q)) failed(s, pe, "quiet", st);
+  }
+}
+
+}  // namespace host
+#endif  // !__CUDA_ARCH__
+
+}  // namespace xshmem::dev::gdapath
+
+#endif  // XSHMEM_DEVICE_GDA_PATH_H
