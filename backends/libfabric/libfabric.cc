@@ -1899,6 +1899,30 @@ xshmem_status_t setup(Ctx *c) {
       for (fi_info *i = all; i; i = i->next)
         if (i->domain_attr->name && job->nic == std::string(i->domain_attr->name)) dn = job->nic;
     }
+    // The socket providers name their domains after interfaces and also offer lo: the interface
+    // pinned for them (XSHMEM_LIBFABRIC_IFACE, FI_TCP_IFACE, FI_SOCKETS_IFACE) is the domain,
+    // whatever order fi_getinfo lists them in. Not offered (down, no address): said, and the
+    // provider's first is used.
+    if (dn.empty()) {
+      const char *pin = !iface.empty() ? iface.c_str() : getenv("FI_TCP_IFACE");
+      if (pin == nullptr || *pin == '\0') pin = getenv("FI_SOCKETS_IFACE");
+      if (pin != nullptr && *pin != '\0') {
+        bool offered = false, socket_prov = false;
+        for (fi_info *i = all; i; i = i->next) {
+          const std::string pn = i->fabric_attr->prov_name;
+          if (pn.rfind("tcp", 0) != 0 && pn.rfind("sockets", 0) != 0) continue;
+          socket_prov = true;
+          if (i->domain_attr->name && std::string(pin) == i->domain_attr->name) offered = true;
+        }
+        if (offered)
+          dn = pin;
+        else if (socket_prov)
+          FLOG(XSHMEM_LOG_WARN,
+               "pe %d: interface %s (pinned for the socket providers) is not offered by "
+               "fi_getinfo (down, or without an address); using the provider's first domain",
+               job->my_pe, pin);
+      }
+    }
     names.push_back(dn);
   }
   if (names.size() > size_t(kMaxDomains)) {

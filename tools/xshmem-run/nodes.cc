@@ -108,8 +108,25 @@ bool make_veth(const char *name, int peer_ns_fd, std::string *err) {
   return ok;
 }
 
+// Turns IPv6 off on `ifname` in the current network namespace (/proc/sys/net follows the
+// opener's namespace). A veth gets an IPv6 link-local address (fe80::) some time after it is up;
+// libfabric's tcp provider may then publish that address, and a peer's connect() to it fails with
+// EINVAL (a link-local address needs a scope id): the job died at its first remote put when the
+// address happened to be ready first. The nodes talk IPv4 (their /30). A kernel without IPv6
+// has nothing to turn off.
+void ipv6_off(const char *ifname) {
+  const std::string path = std::string("/proc/sys/net/ipv6/conf/") + ifname + "/disable_ipv6";
+  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  if (write(fd, "1", 1) != 1) {
+    // Nothing else to do: the address may then appear, as it did before.
+  }
+  close(fd);
+}
+
 // Sets `ifname` up in the current network namespace, with `addr`/`prefix` when addr is given.
 bool iface_up(const char *ifname, const char *addr, int prefix, std::string *err) {
+  if (strcmp(ifname, "lo") != 0) ipv6_off(ifname);
   int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (s < 0) {
     *err = errstr("socket for interface setup");
@@ -143,6 +160,29 @@ bool iface_up(const char *ifname, const char *addr, int prefix, std::string *err
   }
   close(s);
   return ok;
+}
+
+// Waits until `ifname` in the current network namespace reports IFF_RUNNING (carrier). The kernel
+// sets it asynchronously after both ends of a veth are up (linkwatch, up to a second later), and
+// libfabric's socket providers list only running interfaces: a PE started before then found only
+// lo, published 127.0.0.1, and the other node's connects to it failed.
+bool wait_running(const char *ifname, std::string *err) {
+  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) {
+    *err = errstr("socket for interface setup");
+    return false;
+  }
+  ifreq ifr{};
+  strncpy(ifr.ifr_name, ifname, IFNAMSIZ - 1);
+  bool running = false;
+  for (int i = 0; i < 1000 && !running; ++i) {  // 10 s
+    if (ioctl(s, SIOCGIFFLAGS, &ifr) != 0) break;
+    running = (ifr.ifr_flags & IFF_RUNNING) != 0;
+    if (!running) usleep(10000);
+  }
+  close(s);
+  if (!running) *err = std::string(ifname) + " did not come up (no carrier after 10 s)";
+  return running;
 }
 
 int open_ns(const char *kind) {
@@ -218,6 +258,12 @@ bool Nodes::create(int count, std::string *err) {
       ok = false;
     }
     if (ok) ok = iface_up(kNodeIface, nodes_[1].addr.c_str(), 30, err);
+    if (ok) ok = wait_running(kNodeIface, err);
+    if (ok && setns(nodes_[0].net_fd, CLONE_NEWNET) != 0) {
+      *err = errstr("entering node " + nodes_[0].host + "'s network namespace");
+      ok = false;
+    }
+    if (ok) ok = wait_running(kNodeIface, err);
     if (!back_home(err) || !ok) return false;
   }
   return true;
