@@ -70,8 +70,14 @@ const xshmem_config_entry_v1_t kConfig[] = {
      "send queues per peer; a context uses queue (its entry) modulo their number; 0: the proxy "
      "channel count (XSHMEM_PROXY_CHANNELS)"},
     {"XSHMEM_IBGDA_TIMEOUT", XSHMEM_CONFIG_DURATION, "30s", nullptr,
-     "how long a post or a completion may stall before the job stops with a line naming the "
-     "peer (a NIC or a peer that no longer answers)"},
+     "how long a peer may leave requests unanswered before its entries fail and the job stops "
+     "with the NIC's line naming the peer and the entry; a poster waiting on a queue gives up on "
+     "its own (a stalled NIC) 2 s or half as long again later"},
+    {"XSHMEM_IBGDA_TEST_CORRUPT", XSHMEM_CONFIG_STRING, "", nullptr,
+     "test hook of the NIC model: opcode, length or key[@N][:PE] corrupts the N-th entry (default "
+     "1) that PE's NIC takes (every PE's without :PE) before it decodes it (an unknown opcode, a "
+     "zero byte count in the first RDMA write or read from there, a remote key nobody has), as a "
+     "broken poster would; the job must stop with the NIC's line"},
     {"XSHMEM_IBGDA_LATENCY_NS", XSHMEM_CONFIG_INT, "4000", nullptr,
      "cost the selector assumes for a small operation to an ibgda peer, in ns; above hostshm and "
      "nvlink so that they win on a host unless a transport is forced"},
@@ -153,7 +159,7 @@ std::string nic_reason() {
   const bool devices = glob("/dev/infiniband/uverbs*", 0, nullptr, &gl) == 0 && gl.gl_pathc > 0;
   globfree(&gl);
   if (!devices)
-    return "no RDMA device here (no /dev/infiniband/uverbs*, so no mlx5 NIC); "
+    return "no RDMA device here (no /dev/infiniband/uverbs*, so no mlx5 NIC): "
            "XSHMEM_IBGDA_NIC=model runs the software NIC model";
   return "an RDMA device is present, but this version drives only the software NIC model "
          "(XSHMEM_IBGDA_NIC=model); xshmem-info's pre-flight checks say what the device lacks";
@@ -185,6 +191,43 @@ std::string iface_addr(const std::string &iface) {
   }
   freeifaddrs(list);
   return out;
+}
+
+// XSHMEM_IBGDA_TEST_CORRUPT: kind[@N][:PE] into o's hook (this PE's, when PE is this one or
+// absent). false, with a line, when it does not parse.
+bool parse_corrupt(const std::string &v, int my_pe, m::model_nic::options *o) {
+  if (v.empty()) return true;
+  std::string kind = v;
+  long long nth = 1, pe = -1;
+  const size_t colon = kind.find(':');
+  if (colon != std::string::npos) {
+    char *end = nullptr;
+    pe = strtoll(kind.c_str() + colon + 1, &end, 10);
+    if (end == kind.c_str() + colon + 1 || *end != '\0') pe = -2;
+    kind.resize(colon);
+  }
+  const size_t at = kind.find('@');
+  if (at != std::string::npos) {
+    char *end = nullptr;
+    nth = strtoll(kind.c_str() + at + 1, &end, 10);
+    if (end == kind.c_str() + at + 1 || *end != '\0') nth = 0;
+    kind.resize(at);
+  }
+  const int k = kind == "opcode"   ? m::model_nic::kCorruptOpcode
+                : kind == "length" ? m::model_nic::kCorruptLength
+                : kind == "key"    ? m::model_nic::kCorruptKey
+                                   : m::model_nic::kCorruptNone;
+  if (k == m::model_nic::kCorruptNone || nth < 1 || pe < -1) {
+    ILOG(XSHMEM_LOG_ERROR,
+         "pe %d: XSHMEM_IBGDA_TEST_CORRUPT='%s' is not opcode, length or key[@N][:PE]", my_pe,
+         v.c_str());
+    return false;
+  }
+  if (pe == -1 || pe == my_pe) {
+    o->corrupt = k;
+    o->corrupt_at = static_cast<uint64_t>(nth);
+  }
+  return true;
 }
 
 xshmem_status_t ib_load(const xshmem_core_services_v1_t *svc) {
@@ -259,6 +302,12 @@ xshmem_status_t ib_init(void **ctx) {
   o.token = job->job_token ? job->job_token : "";
   o.timeout_ms = static_cast<int>(std::min<uint64_t>(c->timeout_ns / 1000000ull, 30000));
   o.on_error = [](const std::string &line) { g_svc->fatal(1, kName, line.c_str()); };
+  o.answer_timeout_ms = static_cast<int>(c->timeout_ns / 1000000ull);
+  if (!parse_corrupt(g_svc->config_get_string("XSHMEM_IBGDA_TEST_CORRUPT"), c->my_pe, &o)) {
+    delete c;
+    *ctx = nullptr;
+    return XSHMEM_ERR_INVALID;
+  }
   o.log = [](bool warning, const std::string &line) {
     XSHMEM_PLOG(g_svc, warning ? XSHMEM_LOG_WARN : XSHMEM_LOG_DEBUG, kName, "%s", line.c_str());
   };
@@ -381,7 +430,10 @@ Peer *make_peer(Ctx *c, int pe) {
     s.dbr = &q->dbr[g::kSendDbr];
     s.doorbell = nullptr;  // the model polls the doorbell record
     s.cq = &q->cqe;
-    s.deadline_ns = c->timeout_ns;
+    // The poster's own deadline is the backstop behind the NIC's: a peer that stops answering
+    // fails its entries after timeout_ns (the NIC's line names the entry), and the poster
+    // reports a stall only if even that never comes (a dead NIC thread): 2 s or a half later.
+    s.deadline_ns = c->timeout_ns + std::max<uint64_t>(2000000000ull, c->timeout_ns / 2);
     p->queues.push_back(std::move(q));
   }
   gp::peer_handle_t &h = p->handle;
@@ -464,18 +516,27 @@ xshmem_status_t ib_predict(const xshmem_plan_pe_v1_t *self, const xshmem_plan_pe
   static const bool model = model_mode();
   static const uint32_t latency =
       static_cast<uint32_t>(g_svc->config_get_int("XSHMEM_IBGDA_LATENCY_NS"));
+  // The plan's topology may be a recording of another machine: the reasons come from the plan's
+  // PEs (their heaps, their NICs), never from this machine's devices.
+  if (self->heap == XSHMEM_MEM_DEVICE || peer->heap == XSHMEM_MEM_DEVICE) {
+    fill_reason(info, "a GPU heap: GPU threads do not post GDA entries yet");
+    return XSHMEM_ERR_UNREACHABLE;
+  }
   if (!model) {
-    fill_reason(info, "%s", nic_reason().c_str());
+    if (self->nic != nullptr)
+      fill_reason(info,
+                  "%s: this version drives only the software NIC model "
+                  "(XSHMEM_IBGDA_NIC=model)",
+                  self->nic);
+    else
+      fill_reason(info, "no RDMA NIC for pe %d (XSHMEM_IBGDA_NIC=model runs the software model)",
+                  self->pe);
     return XSHMEM_ERR_UNREACHABLE;
   }
   if (XSHMEM_PLAN_PE_HAS(self, hosts) && self->hosts == 1 && !named) {
     fill_reason(info,
                 "not started: a one-host job that names ibgda nowhere (name it in "
                 "XSHMEM_TRANSPORTS to use it on one host)");
-    return XSHMEM_ERR_UNREACHABLE;
-  }
-  if (self->heap == XSHMEM_MEM_DEVICE || peer->heap == XSHMEM_MEM_DEVICE) {
-    fill_reason(info, "a GPU heap: GPU threads do not post GDA entries yet");
     return XSHMEM_ERR_UNREACHABLE;
   }
   info->path = XSHMEM_PATH_GDA;

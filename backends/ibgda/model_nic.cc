@@ -126,7 +126,9 @@ struct model_nic::conn {
   uint64_t accepted_ns = 0;
   std::vector<char> in, out;
   size_t in_off = 0, out_off = 0;
-  std::vector<char> failed;  // responder: [qtag] a request of that queue failed: flush the rest
+  std::vector<char> failed;     // responder: [qtag] a request of that queue failed: flush the rest
+  uint64_t waiting = 0;         // requester: requests sent and not answered
+  uint64_t last_answer_ns = 0;  // requester: when the last answer came (or waiting became 1)
 };
 
 model_nic::model_nic(options o) : o_(std::move(o)) {
@@ -266,6 +268,7 @@ bool model_nic::post(void *ctx, queue_t &q, const request_t &rq) {
     return true;
   }
   if (c->out.size() - c->out_off > kOutLimit) return false;
+  if (c->waiting++ == 0) c->last_answer_ns = now_ns();
   const uint32_t payload = rq.opcode == g::kOpRdmaWrite ? rq.length : 0;
   req_hdr h{};
   h.len = payload;
@@ -284,6 +287,42 @@ bool model_nic::post(void *ctx, queue_t &q, const request_t &rq) {
     c->out.insert(c->out.end(), d, d + payload);
   }
   return true;
+}
+
+// The corruption hook (options::corrupt): corrupts, before issue decodes it, the published entry
+// of q that is the corrupt_at-th this NIC takes (for kCorruptLength: the first RDMA write or read
+// from there on), then disarms.
+void model_nic::corrupt_next(queue_t &q) {
+  const uint32_t producer = g::be32(__atomic_load_n(q.dbr, __ATOMIC_ACQUIRE)) & 0xFFFF;
+  if (scanned_.size() <= q.tag) scanned_.resize(q.tag + 1, 0);
+  uint32_t &pos = scanned_[q.tag];  // every entry is counted once
+  for (; ((producer - pos) & 0xFFFF) != 0; ++pos) {
+    uint8_t *bb = static_cast<uint8_t *>(q.sq) + size_t(pos & (q.nbb - 1)) * g::kWqeBB;
+    g::ctrl_seg_t ctrl;
+    memcpy(&ctrl, bb, sizeof ctrl);
+    const uint8_t opcode = g::ctrl_opcode(ctrl);
+    if (++taken_ < o_.corrupt_at) continue;
+    if (o_.corrupt == kCorruptOpcode) {
+      bb[3] = 0x7F;  // the opcode byte of the control segment's first word (big-endian)
+    } else if (o_.corrupt == kCorruptKey) {
+      if (opcode == g::kOpNop) continue;
+      const uint32_t bad = g::be32(0x0BAD0BADu);
+      memcpy(bb + 16 + 8, &bad, 4);  // raddr segment: raddr (8 bytes), then rkey
+    } else {
+      if (opcode != g::kOpRdmaWrite && opcode != g::kOpRdmaRead) continue;
+      uint32_t first;
+      memcpy(&first, bb + 32, 4);
+      if (g::be32(first) & g::kInlineSeg) continue;
+      memset(bb + 32, 0, 4);  // the data segment's byte count
+    }
+    o_.corrupt = kCorruptNone;
+    ++pos;
+    if (o_.log)
+      o_.log(true, "ibgda NIC model: pe " + std::to_string(o_.my_pe) +
+                       ": XSHMEM_IBGDA_TEST_CORRUPT corrupted the entry at send-queue position " +
+                       std::to_string(pos - 1) + " of the queue to pe " + std::to_string(q.peer));
+    return;
+  }
 }
 
 // A connection ended (EOF or an error). Entries that wait on a requester connection fail: their
@@ -355,6 +394,8 @@ bool model_nic::serve_frames(conn &c) {
       r.why.assign(body, h.why_len);
       r.data.assign(body + h.why_len, body + h.len);
       answer(*queues_[h.qtag], r);
+      if (c.waiting > 0) --c.waiting;
+      c.last_answer_ns = now_ns();
       c.in_off += sizeof h + h.len;
       continue;
     }
@@ -427,7 +468,10 @@ void model_nic::run() {
     }
     uint64_t work = 0;
     // Requester: take what is posted.
-    for (queue_t *q : queues_) work += issue(*q, local_, &model_nic::post, this, 256);
+    for (queue_t *q : queues_) {
+      if (o_.corrupt != kCorruptNone) corrupt_next(*q);
+      work += issue(*q, local_, &model_nic::post, this, 256);
+    }
     // The sockets.
     fds.clear();
     if (listen_fd_ >= 0) fds.push_back(pollfd{listen_fd_, POLLIN, 0});
@@ -435,10 +479,18 @@ void model_nic::run() {
       if (!c->dead)
         fds.push_back(pollfd{
             c->fd, static_cast<short>(POLLIN | (c->out.size() > c->out_off ? POLLOUT : 0)), 0});
-    const uint64_t quiet_ns = now_ns() - last_busy;
-    int timeout_ms = 0;
-    if (work == 0 && idle > 256) timeout_ms = quiet_ns > 50000000 ? 1 : 0;
-    const int pr = poll(fds.data(), fds.size(), timeout_ms);
+    // Idle back-off in the poll itself (a peer's frame wakes it at once; only posts, which are
+    // memory, wait for the timeout): spin, then yield while traffic is recent (2 ms), then
+    // 20 us naps, 1 ms ones after 50 ms of quiet.
+    timespec nap{0, 0};
+    if (work == 0 && idle >= 64) {
+      const uint64_t quiet_ns = now_ns() - last_busy;
+      if (quiet_ns < 2000000)
+        sched_yield();
+      else
+        nap.tv_nsec = quiet_ns < 50000000 ? 20000 : 1000000;
+    }
+    const int pr = ppoll(fds.data(), fds.size(), &nap, nullptr);
     if (pr > 0) {
       size_t k = 0;
       if (listen_fd_ >= 0) {
@@ -477,8 +529,15 @@ void model_nic::run() {
         }
       }
     }
-    // Hellos that do not come: refused after the deadline.
+    // Hellos that do not come: refused after the deadline. Answers that do not come: the peer
+    // is dead or frozen (its connection open, its NIC silent).
     const uint64_t now = now_ns();
+    for (auto &c : conns_) {
+      if (c->dead || !c->requester || c->waiting == 0 || o_.answer_timeout_ms <= 0) continue;
+      if (now - c->last_answer_ns > static_cast<uint64_t>(o_.answer_timeout_ms) * 1000000ull)
+        broken(*c, "no answer for " + std::to_string(o_.answer_timeout_ms) + " ms while " +
+                       std::to_string(c->waiting) + " requests waited");
+    }
     for (auto &c : conns_) {
       if (c->dead || c->hello_done || c->requester) continue;
       if (now - c->accepted_ns > static_cast<uint64_t>(o_.timeout_ms) * 1000000ull) {
@@ -522,21 +581,12 @@ void model_nic::run() {
         c.out_off = 0;
       }
     }
-    // Idle back-off: spin, yield, then naps that grow to 100 us (1 ms after 50 ms of quiet).
     if (work != 0) {
       idle = 0;
       last_busy = now_ns();
-      continue;
+    } else {
+      ++idle;
     }
-    ++idle;
-    if (idle < 64) continue;
-    if (idle < 256 || now_ns() - last_busy < 200000) {
-      sched_yield();
-      continue;
-    }
-    const uint64_t q = now_ns() - last_busy;
-    timespec ts{0, q > 50000000 ? 1000000L : std::min<long>(100000L, 1000L * (idle - 255))};
-    nanosleep(&ts, nullptr);
   }
 }
 

@@ -44,7 +44,17 @@ class model_nic {
     std::function<void(const std::string &)> on_error;
     // Anything else worth a log line (a refused stranger, a peer's connection closing).
     std::function<void(bool warning, const std::string &)> log;
+    // How long requests may wait for an answer while none comes before the peer counts as dead
+    // (its entries fail, the queues enter error); 0: no limit.
+    int answer_timeout_ms = 0;
+    // Test hook (XSHMEM_IBGDA_TEST_CORRUPT): the NIC corrupts the entry it takes as its
+    // corrupt_at-th (from 1, over every queue) before decoding it, the way a broken poster
+    // would have written it: kCorruptOpcode an unknown opcode, kCorruptLength a zero byte count
+    // (the first RDMA write or read from then on), kCorruptKey a remote key nobody registered.
+    int corrupt = 0;
+    uint64_t corrupt_at = 0;
   };
+  enum : int { kCorruptNone = 0, kCorruptOpcode = 1, kCorruptLength = 2, kCorruptKey = 3 };
 
   explicit model_nic(options o);
   ~model_nic();
@@ -91,8 +101,11 @@ class model_nic {
   // The thread's own.
   std::vector<std::unique_ptr<conn>> conns_;
   std::vector<queue_t *> queues_;
-  std::vector<conn *> to_peer_;  // [pe]: the requester connection to pe
-  std::vector<char> reported_;   // [queue index]: its error was reported
+  std::vector<conn *> to_peer_;    // [pe]: the requester connection to pe
+  std::vector<char> reported_;     // [queue index]: its error was reported
+  uint64_t taken_ = 0;             // entries seen so far (the corruption hook counts them)
+  std::vector<uint32_t> scanned_;  // [queue tag]: the hook's next position to look at
+  void corrupt_next(queue_t &q);
 };
 
 }  // namespace xshmem::ibgda

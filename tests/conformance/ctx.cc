@@ -303,15 +303,18 @@ TEST_CASE("ORD-06 pe_quiet_subset", "[ORD-06]") {
   xshmem_ctx_pe_quiet(XSHMEM_CTX_INVALID, nullptr, 3);  // INVALID: a no-op
   xshmem_ctx_t c = XSHMEM_CTX_INVALID;
   REQUIRE(xshmem_ctx_create(0, &c) == 0);
-  xt::LocalBuf<uint64_t> src(kWords);
+  // One source per target: a put_nbi's source may not change before the quiet that completes
+  // it (a NIC reads it when it gets to the entry, after the call returned).
+  xt::LocalBuf<uint64_t> src(static_cast<size_t>(n) * kWords);
   for (uint64_t iter = 1; iter <= 20; ++iter) {
     xt::note("ORD-06 iteration %llu", static_cast<unsigned long long>(iter));
     // Targets: the PEs after me at odd distances (a strict subset for n >= 3).
     std::vector<int> targets;
     for (int d = 1; d < n; d += 2) targets.push_back((me + d) % n);
     for (int pe : targets) {
-      xt::fill(src.data(), kWords, me, pe, iter, kTidPeQuiet);
-      xshmem_ctx_uint64_put_nbi(c, data.data() + me * kWords, src.data(), kWords, pe);
+      uint64_t *from = src.data() + static_cast<size_t>(pe) * kWords;
+      xt::fill(from, kWords, me, pe, iter, kTidPeQuiet);
+      xshmem_ctx_uint64_put_nbi(c, data.data() + me * kWords, from, kWords, pe);
     }
     if (iter % 2)
       xshmem_ctx_pe_quiet(c, targets.data(), static_cast<int>(targets.size()));

@@ -34,8 +34,17 @@ constexpr uint32_t kTid = 0x57;
 TEST_CASE("STR-01 amo_hammer", "[STR-01]") {
   const int n = xt::npes(), me = xt::me();
   const uint64_t sd = seed();
-  // ~10^6 operations in all, whatever the PE count.
-  const uint64_t per_pe = std::max<uint64_t>(20000, 1000000 / static_cast<uint64_t>(n));
+  // ~10^6 operations in all, whatever the PE count (CONFORMANCE.md). XT_STR01_OPS lowers it
+  // where every operation is a round trip through a software model (the ibgda NIC model's rows:
+  // ~150 us each on two cores would take minutes); the count is printed when it is not 10^6.
+  uint64_t ops = 1000000;
+  if (const char *e = getenv("XT_STR01_OPS"))
+    ops = std::max<uint64_t>(1000, strtoull(e, nullptr, 0));
+  if (ops != 1000000 && me == 0)
+    printf("pe 0: STR-01 runs %llu operations in all (XT_STR01_OPS), not 10^6\n",
+           static_cast<unsigned long long>(ops));
+  const uint64_t per_pe =
+      std::max<uint64_t>(std::min<uint64_t>(ops, 20000), ops / static_cast<uint64_t>(n));
   // Words at every PE: [0] fetch_add total, [1] add total, [2] inc total, [3] cswap ticket,
   // [4] fetch_inc ticket (permutation check), [5 + p] rotating counter hit by PE p.
   xt::SymBuf<uint64_t> w(5 + static_cast<size_t>(n));
