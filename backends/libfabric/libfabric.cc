@@ -2171,10 +2171,12 @@ xshmem_status_t setup(Ctx *c) {
   for (auto &ch : c->chans)
     for (ReplyBuf &b : ch->pool->replies) repost_reply(c, ch.get(), &b);
   FLOG(XSHMEM_LOG_INFO,
-       "pe %d: provider %s, domain%s %s, %d channel%s, %s, max message %zu bytes%s%s", c->my_pe,
-       c->prov.c_str(), c->doms.size() > 1 ? "s" : "", c->dom_names.c_str(), c->nch,
+       "pe %d: provider %s, domain%s %s, %d channel%s, %s, max message %zu bytes, inject %zu "
+       "bytes%s%s%s%s",
+       c->my_pe, c->prov.c_str(), c->doms.size() > 1 ? "s" : "", c->dom_names.c_str(), c->nch,
        c->nch > 1 ? "s" : "", c->delivery_complete ? "delivery complete" : "flushing reads",
-       c->max_msg, c->hmem ? ", FI_HMEM" : "",
+       c->max_msg, c->inject, c->raw_order ? ", FI_ORDER_RAW" : "",
+       c->mr_local ? ", FI_MR_LOCAL" : "", c->hmem ? ", FI_HMEM" : "",
        c->staged ? (", staged path (" + std::to_string(c->chunk) + "-byte chunks)").c_str() : "");
   return XSHMEM_SUCCESS;
 }
