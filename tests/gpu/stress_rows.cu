@@ -735,7 +735,8 @@ __global__ void flood_send(flood_t a, scope_t sc, uint64_t seed, int me, int roo
 
 // One block: the root's thread 0 waits for the exact total (bounded), then every thread checks
 // every slot. Elsewhere: the slots keep this PE's guard pattern.
-__global__ void flood_check(flood_t a, scope_t sc, int me, int n, bool root, uint64_t total) {
+__global__ void flood_check(flood_t a, scope_t sc, int me, int n, bool root, uint64_t total,
+                            uint64_t timeout_ns) {
   __shared__ int ok;
   const int M = flood_msgs(sc);
   const size_t S = flood_slot(sc);
@@ -744,7 +745,7 @@ __global__ void flood_check(flood_t a, scope_t sc, int me, int n, bool root, uin
     if (root) {
       const uint64_t t0 = gt::now_ns();
       uint64_t v = xshmem_signal_fetch(a.sig);
-      while (v < total && gt::now_ns() - t0 < gt::kTimeoutNs) v = xshmem_signal_fetch(a.sig);
+      while (v < total && gt::now_ns() - t0 < timeout_ns) v = xshmem_signal_fetch(a.sig);
       GT_CHECK(v == total, -1, total, v);
       if (v < total) ok = 0;  // timed out: the slot check would only repeat the failure
       __threadfence();
@@ -767,8 +768,15 @@ __global__ void flood_final(const uint64_t *sig, uint64_t total) {
 void signal_flood(scope_t sc) {
   const int n = gt::npes, me = gt::me, M = flood_msgs(sc);
   const size_t S = flood_slot(sc);
-  // 8 blocks where PEs share a GPU over a proxy transport (gt::proxy_narrowed).
-  const unsigned blocks = static_cast<unsigned>(gt::proxy_narrowed(kFloodBlocks, 8));
+  // 8 blocks where PEs share a GPU over a proxy transport (gt::proxy_narrowed), 1 at thread
+  // scope (512 put_signals per PE, as many as W's 8 blocks x 4 warps x 8): there every
+  // put_signal's data reaches the target's GPU heap through a copy of its proxy, which waits for
+  // the other process's time slice (about 5 ms on one H100), and 4096 of them took 32 s, past the
+  // check's wait. The root's wait for the total then gets 30 s, not 5: it starts when this PE's
+  // own flood ends, and the other PE's may still run.
+  const unsigned blocks =
+      static_cast<unsigned>(gt::proxy_narrowed(kFloodBlocks, sc == kThread ? 64 : 8));
+  const uint64_t check_ns = gt::proxy_shared() ? 6 * gt::kTimeoutNs : gt::kTimeoutNs;
   const unsigned units = units_for(sc, blocks, kFloodThreads);
   const size_t per_src = size_t(units) * M * S;
   gt::Guarded slots = sym_guarded(per_src * n), sig = sym_guarded(sizeof(uint64_t));
@@ -791,7 +799,7 @@ void signal_flood(scope_t sc) {
     GT_CUDA(cudaMemset(sig.data(), 0, sizeof(uint64_t)));
     gt::barrier();
     flood_send<<<blocks, kFloodThreads>>>(a, sc, seed, me, root);
-    flood_check<<<1, 1024>>>(a, sc, me, n, me == root, total);
+    flood_check<<<1, 1024>>>(a, sc, me, n, me == root, total, check_ns);
     gt::barrier();
     flood_final<<<1, 1>>>(a.sig, me == root ? total : 0);
     gt::device_sync("STR-04 final");
@@ -1220,15 +1228,22 @@ void heap_churn() {
   const int right = gt::peer, from = gt::from;
   const uint64_t seed = mix(g_seed, 0x506);
   std::vector<churn_block_t> live;
+  // Where PEs share a GPU over a proxy transport every word's operation waits for the proxy and
+  // the GPU's time slices (round trips for the swaps, compare-swaps and gets): 60 rounds of up to
+  // 64 blocks of 4000 words on 32 x 128 threads ran past 200 s there (0.7 s over nvlink), so the
+  // counts scale: 8 rounds (gt::scaled), blocks of at most 64 words, 4 blocks of 128 threads.
+  const int rounds = gt::scaled(kChurnRounds, 1, 8);
+  const size_t max_words = gt::proxy_shared() ? 64 : kChurnMaxWords;
+  const unsigned grid = static_cast<unsigned>(gt::proxy_narrowed(32, 8));
   auto bytes_of = [](size_t words) { return (2 * kChurnGuard + words) * sizeof(uint64_t); };
-  for (int r = 0; r < kChurnRounds; ++r) {
+  for (int r = 0; r < rounds; ++r) {
     const uint64_t h = mix(seed, r, 0x6);
     // Same decisions on every PE (collective calls): allocate, free, or realloc one block.
     int action = live.size() < 3 ? 0 : static_cast<int>(h % 3);
     if (live.size() >= kChurnMaxLive) action = 1;
     if (action == 0) {
       churn_block_t b;
-      b.words = 1 + (h >> 8) % kChurnMaxWords;
+      b.words = 1 + (h >> 8) % max_words;
       b.p = static_cast<uint64_t *>(xshmem_malloc(bytes_of(b.words)));
       if (b.p == nullptr) {
         GT_CHECK(false, r, 1, 0);
@@ -1245,7 +1260,7 @@ void heap_churn() {
     } else {
       const size_t k = (h >> 8) % live.size();
       churn_block_t &b = live[k];
-      const size_t words = 1 + (h >> 20) % kChurnMaxWords;
+      const size_t words = 1 + (h >> 20) % max_words;
       // realloc moves the guard words with the data: the front guard and the data prefix survive.
       auto *q = static_cast<uint64_t *>(xshmem_realloc(b.p, bytes_of(words)));
       if (q == nullptr) {
@@ -1269,7 +1284,7 @@ void heap_churn() {
       b.tag = mix(b.tag, r, 0x608);
       args.b[k] = {b.p + kChurnGuard, b.words, b.known, b.tag, b.prev};
     }
-    churn_kernel<<<32, 128>>>(args, me, right);
+    churn_kernel<<<grid, 128>>>(args, me, right);
     gt::barrier();
     for (churn_block_t &b : live) {
       churn_check(b, b.words, b.tag, from, r, true);
