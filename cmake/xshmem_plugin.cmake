@@ -10,7 +10,9 @@ function(xshmem_add_plugin kind name)
   add_library(${target} MODULE ${P_SOURCES})
   set(vscript "${CMAKE_CURRENT_BINARY_DIR}/${target}.map")
   file(WRITE "${vscript}" "{\n  global: xshmem_${kind}_plugin_v1;\n  local: *;\n};\n")
-  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/plugins/include)
+  # backends/: code the transports share (backends/common).
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/plugins/include
+    ${PROJECT_SOURCE_DIR}/backends)
   target_link_libraries(${target} PRIVATE ${P_LIBS})
   target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--version-script=${vscript})
   set_target_properties(${target} PROPERTIES

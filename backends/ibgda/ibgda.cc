@@ -13,7 +13,13 @@
 //     list each piece).
 // Like libfabric, the transport stays dormant in a one-host job that names it nowhere
 // (XSHMEM_TRANSPORTS, XSHMEM_PAIR_TRANSPORTS, XSHMEM_REMOTE_TRANSPORT): hostshm serves such jobs.
-// Host heaps only in this version: GPU threads do not post GDA entries yet.
+// GPU heaps: GPU threads post into queues of their own (device queues, one set per peer): the
+// entries, doorbell records, CQEs and result words in page-locked host memory the GPU writes and
+// the model reads, the posters' counters in GPU memory, and the GPU threads' copy of the peer's
+// handle in GPU memory (xshmem_peer_info_v1_t::gda_device_handle). The model reaches the GPU heap
+// (its peers' requests) and GPU buffers (the local side) through the CUDA heap access
+// (common/mem_access.h: driver copies on a non-blocking stream, the core's heap_apply for
+// atomics, executed by the GPU's own atomic instructions).
 //
 // Errors: a queue in error (a refused or failed entry) stops the job at once with the model's
 // line (the PE, the queue, the send-queue position, the entry, the field or the syndrome);
@@ -38,6 +44,7 @@
 #include <xshmem/device/gda_path.h>
 #include <xshmem/plugin/transport_v1.h>
 
+#include "common/mem_access.h"
 #include "model_nic.h"
 
 namespace {
@@ -94,11 +101,24 @@ struct Queue {
   ~Queue() { free(wqes); }
 };
 
+// One GPU threads' queue (GPU heaps): page-locked host memory the GPU writes and the model
+// reads (entries, doorbell record, CQE, retired count, result words), counters in GPU memory.
+struct DQueue {
+  char *host = nullptr;          // [depth WQEBBs][64: CQE][64: dbr[2], retired][depth result words]
+  uint64_t *counters = nullptr;  // GPU memory: reserved, ready
+  m::queue_t q;
+};
+
 struct Peer {
   gp::peer_handle_t handle{};
   uint32_t rkey = 0;
   std::vector<g::sq_t> sqs;
   std::vector<std::unique_ptr<Queue>> queues;
+  // GPU heaps: the GPU threads' queues, their watch records (the host handle's dq), and the GPU
+  // memory of their handle (the handle, then its queues, then its key).
+  std::vector<std::unique_ptr<DQueue>> dqueues;
+  std::vector<gp::dq_watch_t> watch;
+  void *device_handle = nullptr;
 };
 
 struct Ctx {
@@ -115,6 +135,10 @@ struct Ctx {
   std::vector<uint64_t> bases;  // [pe]: its heap in its own address space
   std::vector<std::unique_ptr<Peer>> peers;
   alignas(8) uint64_t discard = 0;
+  // GPU heaps: the CUDA access the model reaches GPU memory with, the NIC thread's copy stream,
+  // and one for setting up queues.
+  std::unique_ptr<xshmem::backend::CudaAccess> cuda;
+  void *nic_lane = nullptr, *setup_lane = nullptr;
   uint32_t depth = 256, nqueues = 1, latency_ns = 4000;
   uint64_t timeout_ns = 30ull * 1000 * 1000 * 1000;
   uint32_t next_qpn = 1;
@@ -357,15 +381,36 @@ xshmem_status_t ib_init(void **ctx) {
 xshmem_status_t ib_heap_register(void *ctx, const xshmem_mem_region_v1_t *heap) {
   Ctx *c = static_cast<Ctx *>(ctx);
   if (!c->active) return XSHMEM_SUCCESS;
-  if (heap->kind != XSHMEM_MEM_HOST) {
-    // Collective: every PE's heap is of one kind, so every PE returns here.
-    c->reason =
-        "a GPU heap: GPU threads do not post GDA entries yet (this version serves host "
-        "heaps)";
-    return XSHMEM_SUCCESS;
-  }
   c->heap_base = static_cast<char *>(heap->base);
   c->heap_size = heap->size;
+  int32_t ok = 1;
+  if (heap->kind == XSHMEM_MEM_DEVICE) {
+    // The model reaches the GPU heap (its peers' requests) and GPU buffers (the local side)
+    // through the CUDA access; GPU threads get queues of their own at connect.
+    c->cuda =
+        xshmem::backend::CudaAccess::open(g_svc, kName, heap->device, c->heap_base, c->heap_size);
+    if (c->cuda) {
+      c->nic_lane = c->cuda->lane_open();
+      c->setup_lane = c->cuda->lane_open();
+    }
+    ok = c->cuda && c->nic_lane && c->setup_lane ? 1 : 0;
+    if (ok) {
+      c->nic->target_keys().set_access(c->cuda.get(), c->nic_lane);
+      c->nic->local_keys().set_access(c->cuda.get(), c->nic_lane);
+    }
+  }
+  // Collective: a PE whose GPU heap the model cannot reach makes every PE go without ibgda.
+  std::vector<int32_t> oks(c->n_pes);
+  xshmem_status_t st0 = g_svc->allgather(&ok, oks.data(), sizeof ok);
+  if (st0) return st0;
+  for (int pe = 0; pe < c->n_pes; ++pe) {
+    if (!oks[pe]) {
+      c->reason = "pe " + std::to_string(pe) +
+                  "'s NIC model cannot reach its GPU heap (no usable CUDA driver: its log says "
+                  "which entry point is missing)";
+      return XSHMEM_SUCCESS;
+    }
+  }
   c->nic->target_keys().add(
       {kHeapKey, reinterpret_cast<uint64_t>(heap->base), heap->size,
        m::kAccessRemoteRead | m::kAccessRemoteWrite | m::kAccessRemoteAtomic});
@@ -400,6 +445,93 @@ xshmem_status_t ib_can_reach(void *ctx, int pe, xshmem_peer_info_v1_t *info) {
   return XSHMEM_SUCCESS;
 }
 
+// The poster's own deadline is the backstop behind the NIC's: a peer that stops answering
+// fails its entries after timeout_ns (the NIC's line names the entry), and the poster reports a
+// stall only if even that never comes (a dead NIC thread): 2 s or a half later.
+uint64_t poster_deadline(const Ctx *c) {
+  return c->timeout_ns + std::max<uint64_t>(2000000000ull, c->timeout_ns / 2);
+}
+
+// GPU heaps: the GPU threads' queues to pe and their handle (a copy of the host's, in GPU
+// memory, whose queues are these). A warp claims up to 32 positions at once (gda_path.h), so a
+// device queue has at least 64 WQEBBs. false when memory cannot be had (a line says so).
+bool make_device_queues(Ctx *c, int pe, Peer &p) {
+  const uint32_t depth = std::max<uint32_t>(c->depth, 64);
+  const size_t ring = size_t(depth) * g::kWqeBB;
+  const size_t bytes = ring + 128 + size_t(depth) * sizeof(uint64_t);
+  std::vector<g::sq_t> dsqs(c->nqueues);
+  for (uint32_t i = 0; i < c->nqueues; ++i) {
+    auto d = std::make_unique<DQueue>();
+    d->host = static_cast<char *>(c->cuda->host_alloc(bytes));
+    d->counters = static_cast<uint64_t *>(
+        c->cuda->device_alloc(2 * sizeof(uint64_t), nullptr, c->setup_lane));
+    if (!d->host || !d->counters) {
+      ILOG(XSHMEM_LOG_ERROR,
+           "pe %d: cannot allocate the GPU threads' queue to pe %d (%zu bytes of page-locked "
+           "host memory mapped for the GPU, 16 bytes of GPU memory)",
+           c->my_pe, pe, bytes);
+      if (d->host) c->cuda->host_free(d->host);
+      if (d->counters) c->cuda->device_free(d->counters);
+      return false;
+    }
+    auto *cqe = reinterpret_cast<g::cqe_t *>(d->host + ring);
+    cqe->op_own = static_cast<uint8_t>(g::kCqeInvalid << 4 | 1);
+    auto *dbr = reinterpret_cast<uint32_t *>(d->host + ring + 64);
+    uint32_t *retired = dbr + 2;
+    const uint32_t qpn = c->next_qpn++;
+    d->q.sq = d->host;
+    d->q.nbb = depth;
+    d->q.dbr = &dbr[g::kSendDbr];
+    d->q.cq = cqe;
+    d->q.ncqe = 1;
+    d->q.qpn = qpn;
+    d->q.pe = c->my_pe;
+    d->q.peer = pe;
+    d->q.retired_out = retired;
+    g::sq_t &s = dsqs[i];
+    s.wqes = d->host;
+    s.nbb = depth;
+    s.qpn = qpn;
+    s.reserved = d->counters;
+    s.ready = d->counters + 1;
+    s.dbr = &dbr[g::kSendDbr];
+    s.doorbell = nullptr;
+    s.cq = cqe;
+    s.deadline_ns = poster_deadline(c);
+    s.results = reinterpret_cast<uint64_t *>(d->host + ring + 128);
+    p.watch.push_back(gp::dq_watch_t{&dbr[g::kSendDbr], retired});
+    p.dqueues.push_back(std::move(d));
+  }
+  // The GPU's handle, its queues and its key in one piece of GPU memory.
+  const size_t qoff = (sizeof(gp::peer_handle_t) + 63) / 64 * 64;
+  const size_t koff = qoff + dsqs.size() * sizeof(g::sq_t);
+  std::vector<char> image(koff + sizeof(uint32_t));
+  char *dev = static_cast<char *>(c->cuda->device_alloc(image.size(), nullptr, c->setup_lane));
+  if (!dev) {
+    ILOG(XSHMEM_LOG_ERROR, "pe %d: cannot allocate %zu bytes of GPU memory for the handle of pe %d",
+         c->my_pe, image.size(), pe);
+    return false;
+  }
+  gp::peer_handle_t dh = p.handle;
+  dh.queues = reinterpret_cast<g::sq_t *>(dev + qoff);
+  dh.rkeys = reinterpret_cast<const uint32_t *>(dev + koff);
+  dh.ndq = 0;
+  dh.dq = nullptr;
+  memcpy(image.data(), &dh, sizeof dh);
+  memcpy(image.data() + qoff, dsqs.data(), dsqs.size() * sizeof(g::sq_t));
+  memcpy(image.data() + koff, &p.rkey, sizeof(uint32_t));
+  if (c->cuda->copy(c->setup_lane, dev, image.data(), image.size()) != XSHMEM_SUCCESS) {
+    c->cuda->device_free(dev);
+    ILOG(XSHMEM_LOG_ERROR, "pe %d: cannot copy the GPU threads' handle of pe %d to the GPU",
+         c->my_pe, pe);
+    return false;
+  }
+  p.device_handle = dev;
+  p.handle.ndq = static_cast<uint32_t>(p.watch.size());
+  p.handle.dq = p.watch.data();
+  return true;
+}
+
 // The queues and the handle of a selected peer (its connection made).
 Peer *make_peer(Ctx *c, int pe) {
   auto p = std::make_unique<Peer>();
@@ -430,10 +562,8 @@ Peer *make_peer(Ctx *c, int pe) {
     s.dbr = &q->dbr[g::kSendDbr];
     s.doorbell = nullptr;  // the model polls the doorbell record
     s.cq = &q->cqe;
-    // The poster's own deadline is the backstop behind the NIC's: a peer that stops answering
-    // fails its entries after timeout_ns (the NIC's line names the entry), and the poster
-    // reports a stall only if even that never comes (a dead NIC thread): 2 s or a half later.
-    s.deadline_ns = c->timeout_ns + std::max<uint64_t>(2000000000ull, c->timeout_ns / 2);
+    s.deadline_ns = poster_deadline(c);
+    s.results = nullptr;  // host threads give their own variables
     p->queues.push_back(std::move(q));
   }
   gp::peer_handle_t &h = p->handle;
@@ -448,6 +578,7 @@ Peer *make_peer(Ctx *c, int pe) {
   h.lkey = kLocalKey;
   h.discard = &c->discard;
   h.queues = p->sqs.data();
+  if (c->cuda && !make_device_queues(c, pe, *p)) return nullptr;
   c->peers[pe] = std::move(p);
   return c->peers[pe].get();
 }
@@ -475,6 +606,7 @@ xshmem_status_t ib_connect(void *ctx, const uint8_t *selected, xshmem_peer_info_
       break;
     }
     for (auto &q : p->queues) c->nic->add_queue(&q->q);
+    for (auto &d : p->dqueues) c->nic->add_queue(&d->q);
     infos[pe].path = XSHMEM_PATH_GDA;
     infos[pe].lsa_base = nullptr;
     if (XSHMEM_PEER_INFO_HAS(&infos[pe], desc)) {
@@ -484,6 +616,17 @@ xshmem_status_t ib_connect(void *ctx, const uint8_t *selected, xshmem_peer_info_
       infos[pe].desc.u.gda.version = XSHMEM_GDA_MLX5_VERSION;
       infos[pe].desc.u.gda.handle = &p->handle;
       infos[pe].desc.u.gda.handle_size = sizeof p->handle;
+    }
+    if (p->device_handle != nullptr) {
+      if (!XSHMEM_PEER_INFO_HAS(&infos[pe], gda_device_handle)) {
+        ILOG(XSHMEM_LOG_ERROR,
+             "pe %d: the core is older than the GPU threads' GDA handle (peer info of %u bytes): "
+             "a GPU heap cannot use ibgda",
+             c->my_pe, infos[pe].struct_size);
+        result = XSHMEM_ERR_UNSUPPORTED;
+        break;
+      }
+      infos[pe].gda_device_handle = p->device_handle;
     }
   }
   c->connected = c->connected || result == XSHMEM_SUCCESS;
@@ -506,6 +649,19 @@ xshmem_status_t ib_finalize(void *ctx) {
   Ctx *c = static_cast<Ctx *>(ctx);
   if (c->nic) c->nic->stop();
   c->nic.reset();  // before the queues it reads
+  if (c->cuda) {
+    for (auto &p : c->peers) {
+      if (!p) continue;
+      for (auto &d : p->dqueues) {
+        c->cuda->host_free(d->host);
+        c->cuda->device_free(d->counters);
+      }
+      c->cuda->device_free(p->device_handle);
+    }
+    c->peers.clear();
+    c->cuda->lane_close(c->nic_lane);
+    c->cuda->lane_close(c->setup_lane);
+  }
   delete c;
   return XSHMEM_SUCCESS;
 }
@@ -518,10 +674,6 @@ xshmem_status_t ib_predict(const xshmem_plan_pe_v1_t *self, const xshmem_plan_pe
       static_cast<uint32_t>(g_svc->config_get_int("XSHMEM_IBGDA_LATENCY_NS"));
   // The plan's topology may be a recording of another machine: the reasons come from the plan's
   // PEs (their heaps, their NICs), never from this machine's devices.
-  if (self->heap == XSHMEM_MEM_DEVICE || peer->heap == XSHMEM_MEM_DEVICE) {
-    fill_reason(info, "a GPU heap: GPU threads do not post GDA entries yet");
-    return XSHMEM_ERR_UNREACHABLE;
-  }
   if (!model) {
     if (self->nic != nullptr)
       fill_reason(info,
@@ -558,7 +710,8 @@ const xshmem_transport_v1_t xshmem_transport_plugin_v1 = {
     .abi_version = XSHMEM_TRANSPORT_ABI_VERSION,
     .struct_size = sizeof(xshmem_transport_v1_t),
     .name = kName,
-    .caps = XSHMEM_TRANSPORT_CAP_HOST_HEAP | XSHMEM_TRANSPORT_CAP_NIC,
+    .caps = XSHMEM_TRANSPORT_CAP_HOST_HEAP | XSHMEM_TRANSPORT_CAP_DEVICE_HEAP |
+            XSHMEM_TRANSPORT_CAP_NIC,
     .load = ib_load,
     .init = ib_init,
     .heap_register = ib_heap_register,

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 
+#include "common/mem_access.h"
+
 namespace xshmem::ibgda {
 
 namespace g = xshmem::dev::gda;
@@ -216,19 +218,56 @@ bool decode(const void *sq, uint32_t nbb, uint32_t pos, uint32_t qpn, op_t *op, 
 
 // ---- responder ----------------------------------------------------------------------------------
 
+namespace {
+// One operation of the table's access (a copy into or out of its memory, or an 8-byte atomic);
+// false when the access refused it (r gets the syndrome).
+bool apply_access(const key_table &keys, xshmem_heap_op_v1_t op, reply_t &r) {
+  op.src_pe = -1;
+  keys.access()->apply(keys.lane(), &op, 1);
+  if (op.status != XSHMEM_SUCCESS) {
+    r.syndrome = g::kSynRemoteOp;
+    r.why = format("the target's memory access (%s) refused the operation at 0x%" PRIx64,
+                   keys.access()->name(), reinterpret_cast<uint64_t>(op.addr));
+    return false;
+  }
+  r.old = op.old;
+  return true;
+}
+xshmem_heap_op_v1_t copy_op(void *dst, const void *src, uint64_t n) {
+  xshmem_heap_op_v1_t op{};
+  op.kind = XSHMEM_HEAP_OP_COPY;
+  op.addr = dst;
+  op.src = src;
+  op.operand = n;
+  return op;
+}
+}  // namespace
+
 reply_t execute(const key_table &keys, const request_t &rq) {
   reply_t r;
   switch (rq.opcode) {
     case g::kOpRdmaWrite:
       r.syndrome = keys.check(rq.rkey, rq.raddr, rq.length, kAccessRemoteWrite, true, &r.why);
-      if (r.syndrome == 0 && rq.length != 0)
-        memcpy(reinterpret_cast<void *>(rq.raddr), rq.data, rq.length);
+      if (r.syndrome == 0 && rq.length != 0) {
+        if (keys.access() != nullptr)
+          apply_access(keys, copy_op(reinterpret_cast<void *>(rq.raddr), rq.data, rq.length), r);
+        else
+          memcpy(reinterpret_cast<void *>(rq.raddr), rq.data, rq.length);
+      }
       return r;
     case g::kOpRdmaRead:
       r.syndrome = keys.check(rq.rkey, rq.raddr, rq.length, kAccessRemoteRead, true, &r.why);
       if (r.syndrome == 0) {
         r.data.resize(rq.length);
-        memcpy(r.data.data(), reinterpret_cast<const void *>(rq.raddr), rq.length);
+        if (keys.access() != nullptr) {
+          if (rq.length != 0 &&
+              !apply_access(
+                  keys, copy_op(r.data.data(), reinterpret_cast<const void *>(rq.raddr), rq.length),
+                  r))
+            r.data.clear();
+        } else {
+          memcpy(r.data.data(), reinterpret_cast<const void *>(rq.raddr), rq.length);
+        }
       }
       return r;
     case g::kOpAtomicFa:
@@ -241,6 +280,17 @@ reply_t execute(const key_table &keys, const request_t &rq) {
       }
       r.syndrome = keys.check(rq.rkey, rq.raddr, 8, kAccessRemoteAtomic, true, &r.why);
       if (r.syndrome != 0) return r;
+      if (keys.access() != nullptr) {  // the access's atomics (a GPU heap: the GPU's own)
+        xshmem_heap_op_v1_t op{};
+        op.kind = XSHMEM_HEAP_OP_AMO;
+        op.width = 8;
+        op.op = rq.opcode == g::kOpAtomicFa ? XSHMEM_AMO_FETCH_ADD : XSHMEM_AMO_COMPARE_SWAP;
+        op.addr = reinterpret_cast<void *>(rq.raddr);
+        op.operand = rq.swap_add;
+        op.compare = rq.compare;
+        apply_access(keys, op, r);
+        return r;
+      }
       auto *w = reinterpret_cast<uint64_t *>(rq.raddr);
       if (rq.opcode == g::kOpAtomicFa) {
         r.old = __atomic_fetch_add(w, rq.swap_add, __ATOMIC_SEQ_CST);
@@ -313,6 +363,8 @@ inflight_t &at(queue_t &q, size_t i) {
 }  // namespace
 
 uint32_t issue(queue_t &q, const key_table &local, post_fn post, void *ctx, uint32_t max) {
+  q.local = &local;
+  std::vector<uint8_t> stage;  // a write's source read through the local access
   if (q.inflight.size() != q.nbb && q.count == 0) {
     q.inflight.assign(q.nbb, inflight_t{});
     q.head = 0;
@@ -345,6 +397,16 @@ uint32_t issue(queue_t &q, const key_table &local, post_fn post, void *ctx, uint
         } else {
           syn = local.check(op.lkey, op.laddr, op.length, 0, false, &e.why);
           rq.data = reinterpret_cast<const uint8_t *>(op.laddr);
+          if (syn == 0 && local.access() != nullptr) {
+            stage.resize(op.length);
+            if (local.access()->copy(local.lane(), stage.data(),
+                                     reinterpret_cast<const void *>(op.laddr), op.length) != 0) {
+              syn = g::kSynLocalProt;
+              e.why = format("the local memory access (%s) cannot read 0x%" PRIx64 " (%u bytes)",
+                             local.access()->name(), op.laddr, op.length);
+            }
+            rq.data = stage.data();
+          }
         }
       } else {
         syn = local.check(op.lkey, op.laddr, op.length, kAccessLocalWrite, false, &e.why);
@@ -383,10 +445,22 @@ void answer(queue_t &q, const reply_t &r) {
     enter_error(q, e.pos, e.op, "", r.syndrome, e.why);
     return;
   }
+  // The landing buffer, through the local access when there is one (GPU memory).
+  auto land = [&](const void *src, size_t n) {
+    void *dst = reinterpret_cast<void *>(e.op.laddr);
+    backend::MemAccess *a = q.local != nullptr ? q.local->access() : nullptr;
+    if (a == nullptr) {
+      memcpy(dst, src, n);
+    } else if (a->copy(q.local->lane(), dst, src, n) != 0) {
+      e.syndrome = g::kSynLocalProt;
+      e.why = format("the local memory access (%s) cannot write 0x%" PRIx64 " (%zu bytes)",
+                     a->name(), e.op.laddr, n);
+      enter_error(q, e.pos, e.op, "", e.syndrome, e.why);
+    }
+  };
   if (e.op.opcode == g::kOpRdmaRead && r.data.size() >= e.op.length)
-    memcpy(reinterpret_cast<void *>(e.op.laddr), r.data.data(), e.op.length);
-  if (e.op.opcode == g::kOpAtomicFa || e.op.opcode == g::kOpAtomicCs)
-    memcpy(reinterpret_cast<void *>(e.op.laddr), &r.old, 8);
+    land(r.data.data(), e.op.length);
+  if (e.op.opcode == g::kOpAtomicFa || e.op.opcode == g::kOpAtomicCs) land(&r.old, 8);
 }
 
 uint32_t retire(queue_t &q) {
@@ -403,6 +477,8 @@ uint32_t retire(queue_t &q) {
     if (q.unanswered > 0) --q.unanswered;
     ++n;
   }
+  if (n != 0 && q.retired_out != nullptr)
+    __atomic_store_n(q.retired_out, q.consumer - static_cast<uint32_t>(q.count), __ATOMIC_RELEASE);
   return n;
 }
 

@@ -23,6 +23,10 @@
 
 #include <xshmem/device/gda_wqe.h>
 
+namespace xshmem::backend {
+class MemAccess;
+}
+
 namespace xshmem::ibgda {
 
 namespace gda = xshmem::dev::gda;
@@ -54,9 +58,21 @@ class key_table {
   // the syndrome a NIC reports, and `why` says which check failed.
   uint8_t check(uint32_t key, uint64_t addr, uint64_t len, uint32_t need, bool remote,
                 std::string *why) const;
+  // How the NIC reaches the memory behind the table's keys: by default host memory (memcpy, the
+  // CPU's atomics); with an access (common/mem_access.h) its copies and heap operations, on
+  // `lane` (a GPU heap: driver copies, the core's heap_apply with the GPU's own atomics). Set
+  // before the NIC runs; one thread uses the lane.
+  void set_access(backend::MemAccess *access, void *lane) {
+    access_ = access;
+    lane_ = lane;
+  }
+  backend::MemAccess *access() const { return access_; }
+  void *lane() const { return lane_; }
 
  private:
   std::vector<mr_t> mrs_;
+  backend::MemAccess *access_ = nullptr;
+  void *lane_ = nullptr;
 };
 
 // A decoded, validated send-queue entry.
@@ -133,8 +149,12 @@ struct queue_t {
   gda::cqe_t *cq = nullptr;
   uint32_t ncqe = 0;  // power of two
   uint32_t qpn = 0;
-  int pe = -1, peer = -1;  // owner and target, for reports
-  uint32_t tag = 0;        // the queue's number on the model's wire (model_nic)
+  int pe = -1, peer = -1;            // owner and target, for reports
+  const key_table *local = nullptr;  // the local key table issue() last used (answer's landing)
+  // Where retire() publishes how many entries have completed (signaled or not; modulo 2^32), for
+  // a host thread that waits on a queue other threads post into (a GPU's queue); or NULL.
+  uint32_t *retired_out = nullptr;
+  uint32_t tag = 0;  // the queue's number on the model's wire (model_nic)
   // Model state.
   uint32_t consumer = 0;             // next WQEBB position to take from the queue
   uint32_t cq_pi = 0;                // next CQE position

@@ -65,6 +65,8 @@ void on_remote_error(int pe, const char *op, int status) {
 // The host's peer table (state().peers), when it differs from the chosen one (g_rt.peers), and
 // the state the device's copy is made from.
 std::vector<dev::peer_t> g_host_peers;
+// The device's peer table when it differs from the chosen one (GDA peers' device handles).
+std::vector<dev::peer_t> g_device_peers;
 dev::state_t g_device_view;
 
 // Makes the device's copy of `host` (its source kept in g_device_view) and tells every kernel
@@ -90,11 +92,20 @@ std::vector<dev::peer_t> host_peer_table(const std::vector<dev::peer_t> &chosen,
 dev::state_t device_source(const dev::state_t &host, const dev::peer_t *chosen) {
   dev::state_t d = host;
   d.peers = const_cast<dev::peer_t *>(chosen);
+  // GDA peers whose transport gave GPU threads their own handle (gda_device_handle).
+  bool own = false;
+  for (uintptr_t b : g_rt.peer_device_base) own = own || b != 0;
+  if (own && host.n_pes > 0) {
+    g_device_peers.assign(chosen, chosen + host.n_pes);
+    for (size_t pe = 0; pe < g_device_peers.size() && pe < g_rt.peer_device_base.size(); ++pe)
+      if (g_device_peers[pe].path == XSHMEM_PATH_GDA && g_rt.peer_device_base[pe] != 0)
+        g_device_peers[pe].base = g_rt.peer_device_base[pe];
+    d.peers = g_device_peers.data();
+  }
   d.host_ce = nullptr;
   d.proxy = host.proxy_device;  // the GPU's address of the mapped rings
   d.host_rings = 0;
-  d.gda_peers = nullptr;  // GPU threads reach no GDA peer yet (gda_path.h)
-  d.n_gda_peers = 0;
+  // gda_peers stays the host's list: publish_state copies it to the GPU with the peers.
   return d;
 }
 

@@ -68,6 +68,9 @@ struct Runtime {
   std::vector<dev::host_remote_t> remote_transports;
   // The PEs reached by the GDA path (quiet visits their queues, gda_path.h).
   std::vector<int32_t> gda_peers;
+  // [n_pes] GDA peers: the handle GPU threads read when the transport gave its own
+  // (xshmem_peer_info_v1_t::gda_device_handle), else 0 (peers[pe].base serves both).
+  std::vector<uintptr_t> peer_device_base;
   // The proxy engine: GPU PEs with some PROXY peer (their GPU threads' rings); NULL otherwise.
   // Stopped first at finalize (it drains into the transports).
   std::unique_ptr<proxy::Engine> proxy;

@@ -416,6 +416,7 @@ Status start_transports() {
   g_rt.peer_remote.assign(n, dev::host_remote_t{});
   g_rt.remote_transports.clear();
   g_rt.gda_peers.clear();
+  g_rt.peer_device_base.assign(n, 0);
   for (size_t ti = 0; ti < g_rt.transports.size(); ++ti) {
     auto &at = g_rt.transports[ti];
     std::vector<uint8_t> selected(n);
@@ -458,15 +459,13 @@ Status start_transports() {
         g_rt.peer_remote[pe] = dev::host_remote_t{&at.data, at.ctx};
       } else if (p.path == XSHMEM_PATH_GDA) {
         // The handle is read by this build's GDA path code: its format and revision must be
-        // the ones that code reads (gda_path.h), and the heap must be the host's (the path code
-        // runs in host threads in this version).
+        // the ones that code reads (gda_path.h). GPU threads read the device handle when the
+        // transport gives one.
         const char *why = desc.kind != XSHMEM_DESC_GDA || p.base == 0   ? "no GDA descriptor"
                           : desc.u.gda.format != XSHMEM_GDA_FORMAT_MLX5 ? "an unknown handle format"
                           : desc.u.gda.version != XSHMEM_GDA_MLX5_VERSION ||
                                   desc.u.gda.handle_size < sizeof(dev::gdapath::peer_handle_t)
                               ? "another revision of the mlx5 handle"
-                          : heap_on_device()
-                              ? "a GPU heap (GPU threads do not post GDA entries yet)"
                               : nullptr;
         if (why != nullptr) {
           XLOG_ERROR(kSubsys,
@@ -478,6 +477,8 @@ Status start_transports() {
           return XSHMEM_ERR_UNSUPPORTED;
         }
         g_rt.gda_peers.push_back(pe);
+        if (XSHMEM_PEER_INFO_HAS(&infos[pe], gda_device_handle))
+          g_rt.peer_device_base[pe] = reinterpret_cast<uintptr_t>(infos[pe].gda_device_handle);
       } else if (p.path != XSHMEM_PATH_LSA) {
         XLOG_ERROR(kSubsys, "transport %s chose path %d to pe %d, which this build cannot serve",
                    at.plugin->name.c_str(), static_cast<int>(p.path), pe);
@@ -496,6 +497,7 @@ Status start_transports() {
     g_rt.peer_remote[me] = dev::host_remote_t{};
     g_rt.gda_peers.erase(std::remove(g_rt.gda_peers.begin(), g_rt.gda_peers.end(), me),
                          g_rt.gda_peers.end());
+    g_rt.peer_device_base[me] = 0;
   }
   for (size_t ti = 0; ti < g_rt.transports.size(); ++ti) {
     auto &at = g_rt.transports[ti];

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../catch_compat.h"
+#include "common/mem_access.h"
 #include "nic_model.h"
 #include "test_pattern.h"
 
@@ -86,12 +87,49 @@ struct Pair {
   }
 };
 
+// A memory access (common/mem_access.h) that counts what goes through it and then does it as
+// the host access does: stands for the CUDA access of a GPU heap, which the NIC model then uses
+// for every byte it moves (the responder's heap operations, the requester's local side).
+class CountingAccess final : public xshmem::backend::MemAccess {
+ public:
+  const char *name() const override { return "counting"; }
+  xshmem_status_t copy(void *lane, void *dst, const void *src, size_t n) override {
+    CHECK(lane == kLane);
+    ++copies;
+    if (refuse) return XSHMEM_ERR_IO;
+    memcpy(dst, src, n);
+    return XSHMEM_SUCCESS;
+  }
+  void apply(void *lane, xshmem_heap_op_v1_t *ops, size_t n) override {
+    CHECK(lane == kLane);
+    for (size_t i = 0; i < n; ++i) ++(ops[i].kind == XSHMEM_HEAP_OP_AMO ? amos : heap_copies);
+    if (refuse) {
+      for (size_t i = 0; i < n; ++i) ops[i].status = XSHMEM_ERR_INVALID;
+      return;
+    }
+    host.apply(lane, ops, n);
+  }
+  static inline void *const kLane = reinterpret_cast<void *>(0x1a4e);
+  xshmem::backend::HostAccess host;
+  int copies = 0, heap_copies = 0, amos = 0;
+  bool refuse = false;
+};
+
 }  // namespace
 
 TEST_CASE("ibgda model: every opcode moves the right bytes, selective completions, wrap-around",
           "[ibgda_model]") {
   const size_t kBytes = 4096;
   Pair t(16, 8, kBytes);
+  // Plain host memory, or every byte through a memory access (a GPU heap's way).
+  const bool via_access = GENERATE(false, true);
+  INFO("through a memory access: " << via_access);
+  CountingAccess access;
+  if (via_access) {
+    t.lkeys.set_access(&access, CountingAccess::kLane);
+    t.rkeys.set_access(&access, CountingAccess::kLane);
+  }
+  int inline_writes = 0;                      // of at least one byte (a NIC moves none for 0)
   for (int round = 0; round < 12; ++round) {  // 12 x 8 entries over a 16-entry queue
     INFO("round " << round);
     for (size_t i = 0; i < kBytes; ++i) {
@@ -103,6 +141,7 @@ TEST_CASE("ibgda model: every opcode moves the right bytes, selective completion
     const size_t rlen = 1 + xt::mix(round, 5) % 512, roff = 2048 + xt::mix(round, 6) % 1024;
     const uint32_t ilen = static_cast<uint32_t>(xt::mix(round, 7) % (g::kMaxInline + 1));
     const size_t ioff = 1500;
+    inline_writes += ilen != 0;
     uint8_t inl[g::kMaxInline];
     for (uint32_t i = 0; i < ilen; ++i) inl[i] = static_cast<uint8_t>(xt::mix(round, i, 8));
     const uint64_t add = xt::mix(round, 9), swp = xt::mix(round, 11);
@@ -170,6 +209,46 @@ TEST_CASE("ibgda model: every opcode moves the right bytes, selective completion
     memcpy(&v, t.local.p() + 4016, 8);
     REQUIRE(v == word1);
     REQUIRE(t.local.guards_intact());
+    REQUIRE(t.remote.guards_intact());
+  }
+  if (via_access) {
+    // Per round: the write's source and the landings of the read and the three atomics (local
+    // copies), the write, the read and a non-empty inline write at the target (heap copies), three
+    // atomics.
+    CHECK(access.copies == 12 * 5);
+    CHECK(access.heap_copies == 12 * 2 + inline_writes);
+    CHECK(access.amos == 12 * 3);
+  }
+}
+
+TEST_CASE("ibgda model: a memory access that refuses stops the queue with one line",
+          "[ibgda_model]") {
+  for (const bool local_side : {false, true}) {
+    INFO("the " << (local_side ? "local" : "target") << " access refuses");
+    Pair t(8, 8, 256);
+    CountingAccess access;
+    access.refuse = true;
+    (local_side ? t.lkeys : t.rkeys).set_access(&access, CountingAccess::kLane);
+    for (size_t i = 0; i < 256; ++i) t.remote.p()[i] = static_cast<uint8_t>(xt::mix(i, 30));
+    const std::vector<uint8_t> remote0(t.remote.p(), t.remote.p() + 256);
+    // An RDMA write (its source read through the local access, its target written through the
+    // target's), then a later inline write that must be flushed.
+    g::build_write(t.slot(), t.post(false), t.remote.addr() + 64, kRKey, t.local.addr(), kLKey,
+                   100);
+    ++t.posted;
+    const uint64_t v = 0x1234;
+    g::build_write_inline(t.slot(), t.post(true), t.remote.addr() + 8, kRKey, &v, 8);
+    ++t.posted;
+    t.ring();
+    REQUIRE(t.progress() == 2);
+    REQUIRE(t.q.error);
+    REQUIRE(t.q.error_pos == 0);
+    const std::string &line = t.q.error_line;
+    INFO(line);
+    REQUIRE(line.find("send-queue position 0") != std::string::npos);
+    REQUIRE(line.find("memory access (counting)") != std::string::npos);
+    REQUIRE(line.find('\n') == std::string::npos);
+    REQUIRE(memcmp(t.remote.p(), remote0.data(), 256) == 0);  // nothing executed
     REQUIRE(t.remote.guards_intact());
   }
 }

@@ -187,6 +187,14 @@ void watchdog_main(int device) {
           snprintf(detail, sizeof(detail), "is NULL with %llu bytes to move (target pe %d)",
                    static_cast<unsigned long long>(e->size), e->pe);
           break;
+        case dev::kDevGdaFailed:
+          what = "GDA queue";
+          snprintf(detail, sizeof(detail),
+                   e->align == 1 ? "to pe %d did not move within its deadline (is the NIC "
+                                   "stopped?)"
+                                 : "to pe %d is in error (the NIC's line above names the entry)",
+                   e->pe);
+          break;
         case dev::kDevProxyFailed:
           what = "proxy request";
           snprintf(
@@ -481,7 +489,10 @@ Status publish_state(const dev::state_t &host) {
   const size_t n = host.n_pes > 0 ? static_cast<size_t>(host.n_pes) : 0;
   const size_t teams_off = (peers_off + n * sizeof(dev::peer_t) + 15) / 16 * 16;
   const size_t nteams = host.teams != nullptr ? dev::internal_region_t::kMaxTeams : 0;
-  const size_t bytes = teams_off + nteams * sizeof(dev::team_t);
+  const size_t ngda =
+      host.gda_peers != nullptr && host.n_gda_peers > 0 ? static_cast<size_t>(host.n_gda_peers) : 0;
+  const size_t gda_off = (teams_off + nteams * sizeof(dev::team_t) + 15) / 16 * 16;
+  const size_t bytes = gda_off + ngda * sizeof(int32_t);
   void *buf = nullptr;
   if (cudaError_t e = cudaMalloc(&buf, bytes); e != cudaSuccess) {
     XLOG_ERROR(kSubsys, "cannot allocate %zu bytes for the device state: %s", bytes,
@@ -492,6 +503,9 @@ Status publish_state(const dev::state_t &host) {
   s.peers = reinterpret_cast<dev::peer_t *>(static_cast<char *>(buf) + peers_off);
   s.teams =
       nteams ? reinterpret_cast<dev::team_t *>(static_cast<char *>(buf) + teams_off) : nullptr;
+  s.gda_peers =
+      ngda ? reinterpret_cast<const int32_t *>(static_cast<char *>(buf) + gda_off) : nullptr;
+  s.n_gda_peers = static_cast<int32_t>(ngda);
   s.on_bad_path = nullptr;  // host function pointers mean nothing on the GPU
   s.transport_names = nullptr;
   s.device_checks = core::checks_enabled() ? 1 : 0;
@@ -500,6 +514,7 @@ Status publish_state(const dev::state_t &host) {
   memcpy(image.data(), &s, sizeof(s));
   if (n) memcpy(image.data() + peers_off, host.peers, n * sizeof(dev::peer_t));
   if (nteams) memcpy(image.data() + teams_off, host.teams, nteams * sizeof(dev::team_t));
+  if (ngda) memcpy(image.data() + gda_off, host.gda_peers, ngda * sizeof(int32_t));
   if (cudaError_t e = cudaMemcpy(buf, image.data(), bytes, cudaMemcpyHostToDevice);
       e != cudaSuccess) {
     XLOG_ERROR(kSubsys, "cannot copy the device state: %s", rt_error("cudaMemcpy", e).c_str());

@@ -95,18 +95,18 @@ XSHMEM_HD_INLINE T amo_path(const state_t &s, int32_t ctx, T *dest, T value, T c
       T old = proxy::amo(s, ctx, kOp, dest, value, cond, pe);
       return Op == amo_op::set ? value : old;
     }
+    case XSHMEM_PATH_GDA:
+      if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+        return gdapath::amo(s, ctx, kOp, dest, value, cond, pe);
+      } else {
+        unreachable_path(s, pe);  // no NIC has atomics of this width
+        return T{};
+      }
 #if !defined(__CUDA_ARCH__)
     case XSHMEM_PATH_HOST_CE: {
       const T old = host_ce::amo(s, static_cast<int>(Op), dest, value, cond, pe);
       return Op == amo_op::set ? value : old;
     }
-    case XSHMEM_PATH_GDA:
-      if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
-        return gdapath::host::amo(s, ctx, kOp, dest, value, cond, pe);
-      } else {
-        unreachable_path(s, pe);  // no NIC has atomics of this width
-        return T{};
-      }
 #endif
     default:
       unreachable_path(s, pe);

@@ -47,6 +47,8 @@ struct sq_t {
   uint64_t *doorbell;    // the UAR doorbell register, or NULL (the NIC model polls dbr)
   const cqe_t *cq;       // the collapsed CQ: one entry
   uint64_t deadline_ns;  // 0: waits have no deadline; else a wait longer fails
+  uint64_t *results;     // [nbb] words the NIC writes, where position p's fetched value lands
+                         // (p % nbb; GPU threads' queues), or NULL: posters give their own
 };
 
 // What a post reports.
@@ -106,9 +108,11 @@ XSHMEM_HD_INLINE int reserve(const sq_t &q, uint32_t n, uint64_t *first) {
 #if defined(__CUDACC__)
 // The warp form of reserve: every lane in `mask` (the lanes that post, all calling together)
 // claims `n` positions; the lowest lane makes one atomic add for the warp. Lanes take
-// consecutive runs in lane order.
+// consecutive runs in lane order. *run_first and *run_n (when given) get the warp's whole claim,
+// which one lane may publish for all (one doorbell) once every lane has written its entries.
 __device__ __forceinline__ int reserve_warp(const sq_t &q, unsigned mask, uint32_t n,
-                                            uint64_t *first) {
+                                            uint64_t *first, uint64_t *run_first = nullptr,
+                                            uint32_t *run_n = nullptr) {
   unsigned lane;
   asm("mov.u32 %0, %%laneid;" : "=r"(lane));
   const unsigned below = mask & ((1u << lane) - 1u);
@@ -125,6 +129,8 @@ __device__ __forceinline__ int reserve_warp(const sq_t &q, unsigned mask, uint32
   if (static_cast<int>(lane) == leader) base = atomic::fetch_add(q.reserved, uint64_t{total});
   base = __shfl_sync(mask, base, leader);
   *first = base + offset;
+  if (run_first != nullptr) *run_first = base;
+  if (run_n != nullptr) *run_n = total;
   return detail::wait_room(q, *first, n);
 }
 #endif

@@ -30,8 +30,16 @@
 // state_t::on_remote_error, naming the operation and the peer (the NIC model has stopped it
 // first with its own line naming the entry).
 //
-// This version runs on the host (CPU PEs' threads, and host threads of any PE); GPU threads reach
-// GDA peers in a later version (their dispatchers' GDA case traps as an unserved path).
+// The same code runs in host threads (CPU PEs, and the host API of any PE) and in GPU threads.
+// They read different handles (the transport gives GPU threads their own, in GPU memory, with
+// queues of their own: xshmem_peer_info_v1_t::gda_device_handle) and differ in two places:
+//   - a fetched value (an atomic's old value, g's element) lands in the queue's result word of
+//     the entry's position (sq_t::results) for a GPU thread, whose own variables no NIC can
+//     write; a host thread gives its own variable;
+//   - the lanes of a warp that post on one queue at once claim their positions with one atomic
+//     (gda::reserve_warp) and one of them publishes the warp's run with one doorbell.
+// A failed post or wait stops the job: a host thread through state_t::on_remote_error, a GPU
+// thread through the device error mailbox (kDevGdaFailed) and a trap.
 #ifndef XSHMEM_DEVICE_GDA_PATH_H
 #define XSHMEM_DEVICE_GDA_PATH_H
 
@@ -46,9 +54,17 @@
 #include <xshmem/device/state.h>
 
 // The revision of the per-peer handle of format XSHMEM_GDA_FORMAT_MLX5 this path code reads.
-#define XSHMEM_GDA_MLX5_VERSION 1
+#define XSHMEM_GDA_MLX5_VERSION 2
 
 namespace xshmem::dev::gdapath {
+
+// A GPU threads' queue as a host thread watches it: the doorbell record the posters write (the
+// producer count) and the count of entries the NIC has completed, signaled or not (the software
+// NIC model keeps it; a host quiet waits until it reaches the producer).
+struct dq_watch_t {
+  const uint32_t *dbr;
+  const uint32_t *retired;
+};
 
 // One GDA peer, as its transport describes it (peer_t::base points to it).
 struct peer_handle_t {
@@ -63,51 +79,109 @@ struct peer_handle_t {
   uint32_t lkey;      // this PE's local buffers
   uint64_t *discard;  // a local word (under lkey) for the old values nobody reads
   gda::sq_t *queues;  // [nqueues]
+  // Host handle of a PE whose GPU threads post too: their queues to this peer as the host sees
+  // them (ndq entries), so that a host quiet also covers what kernels posted (see quiet).
+  uint32_t ndq;
+  const dq_watch_t *dq;
 };
 
 // The largest message of one entry (an mlx5 entry's byte count reaches 2 GiB).
 constexpr uint64_t kMaxMessage = 1ull << 30;
 
-#if !defined(__CUDA_ARCH__)
-namespace host {
+// The entry points, out of line: the dispatchers' switch then holds a call for the GDA case and
+// their LSA cases compile as tight as without it (as proxy.h's ring requests).
+#if defined(__CUDACC__)
+#define XSHMEM_GDA_COLD __host__ __device__ __noinline__ inline
+#else
+#define XSHMEM_GDA_COLD __attribute__((noinline)) inline
+#endif
 
-inline const peer_handle_t &handle(const state_t &s, int pe) {
+XSHMEM_HD_INLINE const peer_handle_t &handle(const state_t &s, int pe) {
   return *reinterpret_cast<const peer_handle_t *>(peer_of(s, pe).base);
 }
-inline const gda::sq_t &queue(const peer_handle_t &h, int32_t ctx) {
+XSHMEM_HD_INLINE const gda::sq_t &queue(const peer_handle_t &h, int32_t ctx) {
   return h.queues[ctx < 0 ? 0 : static_cast<uint32_t>(ctx_entry(ctx)) % h.nqueues];
 }
 
-// Stops the job: a post or a wait failed (gda.h status).
-inline void failed(const state_t &s, int pe, const char *op, int st) {
+// Stops the job: a post or a wait of `op` (device_check_op) to pe failed (gda.h status st).
+XSHMEM_HD_INLINE void failed(const state_t &s, int pe, int32_t op, int st) {
+#if defined(__CUDA_ARCH__)
+  mailbox_report(s.device_error, kDevGdaFailed, op, pe, nullptr, 0, static_cast<size_t>(st));
+  __trap();
+#else
+  const char *name = op == kDevOpPut         ? "put"
+                     : op == kDevOpGet       ? "get"
+                     : op == kDevOpG         ? "g"
+                     : op == kDevOpIput      ? "iput"
+                     : op == kDevOpIget      ? "iget"
+                     : op == kDevOpAtomic    ? "atomic"
+                     : op == kDevOpPutSignal ? "put_signal"
+                     : op == kDevOpSignal    ? "signal"
+                     : op == kDevOpQuiet     ? "quiet"
+                                             : "operation";
   const int status = st == gda::kPostTimeout ? XSHMEM_ERR_TIMEOUT : XSHMEM_ERR_PEER_FAILED;
-  if (s.on_remote_error != nullptr) s.on_remote_error(pe, op, status);
-  fprintf(stderr, "xshmem: pe %d: %s to pe %d: the GDA queue %s; aborting\n", s.my_pe, op, pe,
+  if (s.on_remote_error != nullptr) s.on_remote_error(pe, name, status);
+  fprintf(stderr, "xshmem: pe %d: %s to pe %d: the GDA queue %s; aborting\n", s.my_pe, name, pe,
           st == gda::kPostTimeout ? "did not move within its deadline" : "is in error");
   abort();
+#endif
 }
 
 // The remote key for heap offset `off` at the peer, and the bytes from off to the end of its
 // region (a message never crosses two).
-inline uint32_t rkey(const peer_handle_t &h, uint64_t off, uint64_t *room) {
+XSHMEM_HD_INLINE uint32_t rkey(const peer_handle_t &h, uint64_t off, uint64_t *room) {
   const uint64_t k = off >> h.key_shift;
   const uint64_t end = (k + 1) << h.key_shift;
   *room = (end > h.heap_size ? h.heap_size : end) - off;
   return h.rkeys[k < h.nrkeys ? k : h.nrkeys - 1];
 }
 
+// Where the fetched value of the entry of index `index` (its position's low 16 bits: nbb <= 2^15)
+// lands: the queue's result word of the position (GPU threads; sq_t::results), else the caller's
+// own variable `mine`. The word is rewritten only by the entry nbb positions later, whose claim
+// waits for this one's completion: the poster reads it right after its wait.
+XSHMEM_HD_INLINE uint64_t *landing(const gda::sq_t &q, uint16_t index, uint64_t *mine) {
+#if defined(__CUDA_ARCH__)
+  (void)mine;
+  return q.results + (index & (q.nbb - 1));
+#else
+  return q.results != nullptr ? q.results + (index & (q.nbb - 1)) : mine;
+#endif
+}
+// Reads what landed there once the entry has completed.
+XSHMEM_HD_INLINE uint64_t landed(const uint64_t *at) {
+  atomic::fence();
+  return *static_cast<const volatile uint64_t *>(at);
+}
+
 // Posts one entry that `build(wqe, post)` writes; it asks for a completion when `signaled` (or
-// when the protocol wants one). Returns its position; a failure stops the job.
+// when the protocol wants one). Returns its position; a failure stops the job. On the GPU the
+// lanes of a warp posting on q at this moment claim together and one of them publishes the run.
 template <typename B>
-inline uint64_t post(const state_t &s, int pe, const char *op, const gda::sq_t &q, bool signaled,
-                     B build) {
+XSHMEM_HD_INLINE uint64_t post(const state_t &s, int pe, int32_t op, const gda::sq_t &q,
+                               bool signaled, B build) {
   uint64_t pos = 0;
+#if defined(__CUDA_ARCH__)
+  const unsigned mask = __match_any_sync(
+      __activemask(), static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(&q)));
+  uint64_t run_first = 0;
+  uint32_t run_n = 0;
+  if (const int st = gda::reserve_warp(q, mask, 1, &pos, &run_first, &run_n)) failed(s, pe, op, st);
+  build(gda::slot(q, pos), gda::post_of(q, pos, signaled || gda::wants_cqe(q, pos, pos)));
+  atomic::fence();  // the entry before the run's publisher tells the NIC
+  __syncwarp(mask);
+  if (pos == run_first) {
+    if (const int st = gda::publish(q, run_first, run_n)) failed(s, pe, op, st);
+  }
+  __syncwarp(mask);
+#else
   if (const int st = gda::reserve(q, 1, &pos)) failed(s, pe, op, st);
   build(gda::slot(q, pos), gda::post_of(q, pos, signaled || gda::wants_cqe(q, pos, pos)));
   if (const int st = gda::publish(q, pos, 1)) failed(s, pe, op, st);
+#endif
   return pos;
 }
-inline void wait(const state_t &s, int pe, const char *op, const gda::sq_t &q, uint64_t pos) {
+XSHMEM_HD_INLINE void wait(const state_t &s, int pe, int32_t op, const gda::sq_t &q, uint64_t pos) {
   if (const int st = gda::wait_done(q, pos)) failed(s, pe, op, st);
 }
 
@@ -115,8 +189,9 @@ inline void wait(const state_t &s, int pe, const char *op, const gda::sq_t &q, u
 // at pe: one entry per key region and kMaxMessage. The last asks for a completion when `wait`,
 // and then the call waits for it.
 template <bool kPut>
-inline void transfer(const state_t &s, int pe, const char *op, const peer_handle_t &h,
-                     const gda::sq_t &q, uint64_t off, char *local, size_t n, bool wait_last) {
+XSHMEM_HD_INLINE void transfer(const state_t &s, int pe, int32_t op, const peer_handle_t &h,
+                               const gda::sq_t &q, uint64_t off, char *local, size_t n,
+                               bool wait_last) {
   while (n > 0) {
     uint64_t room = 0;
     const uint32_t key = rkey(h, off, &room);
@@ -132,7 +207,10 @@ inline void transfer(const state_t &s, int pe, const char *op, const peer_handle
             gda::build_read(wqe, p, h.remote_base + off, key, reinterpret_cast<uintptr_t>(local),
                             h.lkey, static_cast<uint32_t>(len));
         });
-    if (last && wait_last) wait(s, pe, op, q, pos);
+    if (last && wait_last) {
+      wait(s, pe, op, q, pos);
+      atomic::fence();  // a read's data landed before the completion
+    }
     off += len;
     local += len;
     n -= static_cast<size_t>(len);
@@ -140,9 +218,9 @@ inline void transfer(const state_t &s, int pe, const char *op, const peer_handle
 }
 
 // An inline write of n <= kMaxInline bytes (done on return: the data travel in the entry).
-inline uint64_t write_inline(const state_t &s, int pe, const char *op, const peer_handle_t &h,
-                             const gda::sq_t &q, uint64_t off, const void *src, size_t n,
-                             bool signaled = false) {
+XSHMEM_HD_INLINE uint64_t write_inline(const state_t &s, int pe, int32_t op, const peer_handle_t &h,
+                                       const gda::sq_t &q, uint64_t off, const void *src, size_t n,
+                                       bool signaled = false) {
   uint64_t room = 0;
   const uint32_t key = rkey(h, off, &room);
   return post(s, pe, op, q, signaled, [&](void *wqe, const gda::post_t &p) {
@@ -150,30 +228,53 @@ inline uint64_t write_inline(const state_t &s, int pe, const char *op, const pee
   });
 }
 
-inline void put(const state_t &s, int32_t ctx, void *dest, const void *source, size_t nbytes,
-                int pe, bool nbi) {
+XSHMEM_GDA_COLD void put(const state_t &s, int32_t ctx, void *dest, const void *source,
+                         size_t nbytes, int pe, bool nbi) {
   const peer_handle_t &h = handle(s, pe);
   const gda::sq_t &q = queue(h, ctx);
   const uint64_t off = heap_offset(s, dest);
   if (nbytes <= gda::kMaxInline) {
-    write_inline(s, pe, "put", h, q, off, source, nbytes);
+    write_inline(s, pe, kDevOpPut, h, q, off, source, nbytes);
     return;
   }
-  transfer<true>(s, pe, "put", h, q, off, static_cast<char *>(const_cast<void *>(source)), nbytes,
-                 !nbi);
+  transfer<true>(s, pe, kDevOpPut, h, q, off, static_cast<char *>(const_cast<void *>(source)),
+                 nbytes, !nbi);
 }
-inline void get(const state_t &s, int32_t ctx, void *dest, const void *source, size_t nbytes,
-                int pe, bool nbi) {
+XSHMEM_GDA_COLD void get(const state_t &s, int32_t ctx, void *dest, const void *source,
+                         size_t nbytes, int pe, bool nbi) {
   const peer_handle_t &h = handle(s, pe);
-  transfer<false>(s, pe, "get", h, queue(h, ctx), heap_offset(s, source), static_cast<char *>(dest),
-                  nbytes, !nbi);
+  transfer<false>(s, pe, kDevOpGet, h, queue(h, ctx), heap_offset(s, source),
+                  static_cast<char *>(dest), nbytes, !nbi);
+}
+
+// One element of at most 8 bytes read into the queue's result word (GPU threads) or a variable
+// of the caller (host), waited for.
+template <typename T>
+XSHMEM_GDA_COLD T g(const state_t &s, int32_t ctx, const T *source, int pe) {
+  static_assert(sizeof(T) <= 8, "g reads one element of at most 8 bytes");
+  const peer_handle_t &h = handle(s, pe);
+  const gda::sq_t &q = queue(h, ctx);
+  const uint64_t off = heap_offset(s, source);
+  uint64_t room = 0, mine = 0;
+  const uint32_t key = rkey(h, off, &room);
+  uint64_t *at = nullptr;
+  const uint64_t pos = post(s, pe, kDevOpG, q, true, [&](void *wqe, const gda::post_t &p) {
+    at = landing(q, p.index, &mine);
+    gda::build_read(wqe, p, h.remote_base + off, key, reinterpret_cast<uintptr_t>(at), h.lkey,
+                    sizeof(T));
+  });
+  wait(s, pe, kDevOpG, q, pos);
+  const uint64_t bits = landed(at);
+  T v;
+  memcpy(&v, &bits, sizeof(T));
+  return v;
 }
 
 // Strided forms: one entry per element (inline writes; reads into the elements), then, unless
 // nbi, completed (the last read waited for; inline writes need nothing).
 template <bool kPut, typename T>
-inline void strided(const state_t &s, int32_t ctx, T *dest, const T *source, ptrdiff_t dst,
-                    ptrdiff_t sst, size_t nelems, int pe, bool nbi) {
+XSHMEM_GDA_COLD void strided(const state_t &s, int32_t ctx, T *dest, const T *source, ptrdiff_t dst,
+                             ptrdiff_t sst, size_t nelems, int pe, bool nbi) {
   const peer_handle_t &h = handle(s, pe);
   const gda::sq_t &q = queue(h, ctx);
   for (size_t i = 0; i < nelems; ++i) {
@@ -181,12 +282,12 @@ inline void strided(const state_t &s, int32_t ctx, T *dest, const T *source, ptr
     const T *src = source + static_cast<ptrdiff_t>(i) * sst;
     if constexpr (kPut) {
       if constexpr (sizeof(T) <= gda::kMaxInline)
-        write_inline(s, pe, "iput", h, q, heap_offset(s, d), src, sizeof(T));
+        write_inline(s, pe, kDevOpIput, h, q, heap_offset(s, d), src, sizeof(T));
       else
-        transfer<true>(s, pe, "iput", h, q, heap_offset(s, d),
+        transfer<true>(s, pe, kDevOpIput, h, q, heap_offset(s, d),
                        reinterpret_cast<char *>(const_cast<T *>(src)), sizeof(T), !nbi);
     } else {
-      transfer<false>(s, pe, "iget", h, q, heap_offset(s, src), reinterpret_cast<char *>(d),
+      transfer<false>(s, pe, kDevOpIget, h, q, heap_offset(s, src), reinterpret_cast<char *>(d),
                       sizeof(T), !nbi && i + 1 == nelems);
     }
   }
@@ -195,34 +296,40 @@ inline void strided(const state_t &s, int32_t ctx, T *dest, const T *source, ptr
 // The 8-byte atomics of the NIC on the aligned word at heap offset off8: a fetch-add of `add`
 // (the old value returned when `fetch`; else it lands in the discard word and the call returns
 // at once), and a compare-swap (always waited for).
-inline uint64_t fetch_add8(const state_t &s, int pe, const peer_handle_t &h, const gda::sq_t &q,
-                           uint64_t off8, uint64_t add, bool fetch) {
-  uint64_t room = 0, old = 0;
+XSHMEM_HD_INLINE uint64_t fetch_add8(const state_t &s, int pe, const peer_handle_t &h,
+                                     const gda::sq_t &q, uint64_t off8, uint64_t add, bool fetch) {
+  uint64_t room = 0, mine = 0;
   const uint32_t key = rkey(h, off8, &room);
-  const uint64_t pos = post(s, pe, "atomic", q, fetch, [&](void *wqe, const gda::post_t &p) {
-    gda::build_fetch_add(wqe, p, h.remote_base + off8, key,
-                         reinterpret_cast<uintptr_t>(fetch ? &old : h.discard), h.lkey, add);
+  uint64_t *at = nullptr;
+  const uint64_t pos = post(s, pe, kDevOpAtomic, q, fetch, [&](void *wqe, const gda::post_t &p) {
+    at = fetch ? landing(q, p.index, &mine) : h.discard;
+    gda::build_fetch_add(wqe, p, h.remote_base + off8, key, reinterpret_cast<uintptr_t>(at), h.lkey,
+                         add);
   });
-  if (fetch) wait(s, pe, "atomic", q, pos);
-  return old;
+  if (!fetch) return 0;
+  wait(s, pe, kDevOpAtomic, q, pos);
+  return landed(at);
 }
-inline uint64_t compare_swap8(const state_t &s, int pe, const peer_handle_t &h, const gda::sq_t &q,
-                              uint64_t off8, uint64_t compare, uint64_t swap) {
-  uint64_t room = 0, old = 0;
+XSHMEM_HD_INLINE uint64_t compare_swap8(const state_t &s, int pe, const peer_handle_t &h,
+                                        const gda::sq_t &q, uint64_t off8, uint64_t compare,
+                                        uint64_t swap) {
+  uint64_t room = 0, mine = 0;
   const uint32_t key = rkey(h, off8, &room);
-  const uint64_t pos = post(s, pe, "atomic", q, true, [&](void *wqe, const gda::post_t &p) {
-    gda::build_compare_swap(wqe, p, h.remote_base + off8, key, reinterpret_cast<uintptr_t>(&old),
+  uint64_t *at = nullptr;
+  const uint64_t pos = post(s, pe, kDevOpAtomic, q, true, [&](void *wqe, const gda::post_t &p) {
+    at = landing(q, p.index, &mine);
+    gda::build_compare_swap(wqe, p, h.remote_base + off8, key, reinterpret_cast<uintptr_t>(at),
                             h.lkey, compare, swap);
   });
-  wait(s, pe, "atomic", q, pos);
-  return old;
+  wait(s, pe, kDevOpAtomic, q, pos);
+  return landed(at);
 }
 
 // A read-modify-write of T at heap offset off through compare-swap on its aligned 8-byte word:
 // `next(old)` gives the new value of T; only T's bytes of the word change. Returns T's old value.
 template <typename T, typename F>
-inline T rmw(const state_t &s, int pe, const peer_handle_t &h, const gda::sq_t &q, uint64_t off,
-             F next) {
+XSHMEM_HD_INLINE T rmw(const state_t &s, int pe, const peer_handle_t &h, const gda::sq_t &q,
+                       uint64_t off, F next) {
   const uint64_t off8 = off & ~uint64_t{7};
   const unsigned shift = static_cast<unsigned>(off & 7) * 8;
   const uint64_t mask =
@@ -244,13 +351,13 @@ inline T rmw(const state_t &s, int pe, const peer_handle_t &h, const gda::sq_t &
 }
 
 template <typename T>
-inline uint64_t bits_of(T v) {
+XSHMEM_HD_INLINE uint64_t bits_of(T v) {
   uint64_t b = 0;
   memcpy(&b, &v, sizeof(T));
   return b;
 }
 template <typename T>
-inline T of_bits(uint64_t b) {
+XSHMEM_HD_INLINE T of_bits(uint64_t b) {
   T v;
   memcpy(&v, &b, sizeof(T));
   return v;
@@ -259,7 +366,8 @@ inline T of_bits(uint64_t b) {
 // Atomic `op` (the ABI's code) on T at symmetric `dest` of pe; the old value (set: value).
 // Floating-point T takes fetch, set and swap only (the OpenSHMEM types of those).
 template <typename T>
-inline T amo(const state_t &s, int32_t ctx, xshmem_amo_op_t op, T *dest, T value, T cond, int pe) {
+XSHMEM_GDA_COLD T amo(const state_t &s, int32_t ctx, xshmem_amo_op_t op, T *dest, T value, T cond,
+                      int pe) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "the NIC's atomics are 4 or 8 bytes wide");
   constexpr bool kInt = static_cast<T>(0.5) == static_cast<T>(0);
   const peer_handle_t &h = handle(s, pe);
@@ -272,7 +380,7 @@ inline T amo(const state_t &s, int32_t ctx, xshmem_amo_op_t op, T *dest, T value
     case XSHMEM_AMO_FETCH:
       return half(fetch_add8(s, pe, h, q, off8, 0, true));
     case XSHMEM_AMO_SET:
-      write_inline(s, pe, "atomic", h, q, off, &value, sizeof(T));
+      write_inline(s, pe, kDevOpAtomic, h, q, off, &value, sizeof(T));
       return value;
     case XSHMEM_AMO_SWAP:
       return rmw<T>(s, pe, h, q, off, [&](T) { return value; });
@@ -312,52 +420,68 @@ inline T amo(const state_t &s, int32_t ctx, xshmem_amo_op_t op, T *dest, T value
 
 // The signal update at sig_addr of pe on ctx's queue, after the queue's earlier entries: ADD a
 // fetch-add (its old value discarded), SET an inline write. Returns its position.
-inline uint64_t signal(const state_t &s, int32_t ctx, uint64_t *sig_addr, uint64_t signal,
-                       int sig_op, int pe, bool signaled) {
+XSHMEM_GDA_COLD uint64_t signal(const state_t &s, int32_t ctx, uint64_t *sig_addr, uint64_t signal,
+                                int sig_op, int pe, bool signaled) {
   const peer_handle_t &h = handle(s, pe);
   const gda::sq_t &q = queue(h, ctx);
   const uint64_t off = heap_offset(s, sig_addr);
   if (sig_op == kSignalAdd) {
     uint64_t room = 0;
     const uint32_t key = rkey(h, off, &room);
-    return post(s, pe, "signal", q, signaled, [&](void *wqe, const gda::post_t &p) {
+    return post(s, pe, kDevOpSignal, q, signaled, [&](void *wqe, const gda::post_t &p) {
       gda::build_fetch_add(wqe, p, h.remote_base + off, key, reinterpret_cast<uintptr_t>(h.discard),
                            h.lkey, signal);
     });
   }
-  return write_inline(s, pe, "signal", h, q, off, &signal, sizeof signal, signaled);
+  return write_inline(s, pe, kDevOpSignal, h, q, off, &signal, sizeof signal, signaled);
 }
 
 // The data, then the signal on the same queue (in order at the target). Blocking: the source may
 // be reused on return (a non-inline put's entries are complete once the signal's is).
-inline void put_signal(const state_t &s, int32_t ctx, void *dest, const void *source, size_t nbytes,
-                       uint64_t *sig_addr, uint64_t sig, int sig_op, int pe, bool nbi) {
+XSHMEM_GDA_COLD void put_signal(const state_t &s, int32_t ctx, void *dest, const void *source,
+                                size_t nbytes, uint64_t *sig_addr, uint64_t sig, int sig_op, int pe,
+                                bool nbi) {
   const peer_handle_t &h = handle(s, pe);
   const gda::sq_t &q = queue(h, ctx);
   const uint64_t off = heap_offset(s, dest);
   const bool wait_signal = !nbi && nbytes > gda::kMaxInline;
   if (nbytes != 0 && nbytes <= gda::kMaxInline)
-    write_inline(s, pe, "put_signal", h, q, off, source, nbytes);
+    write_inline(s, pe, kDevOpPutSignal, h, q, off, source, nbytes);
   else if (nbytes != 0)
-    transfer<true>(s, pe, "put_signal", h, q, off, static_cast<char *>(const_cast<void *>(source)),
-                   nbytes, false);
+    transfer<true>(s, pe, kDevOpPutSignal, h, q, off,
+                   static_cast<char *>(const_cast<void *>(source)), nbytes, false);
   const uint64_t pos = signal(s, ctx, sig_addr, sig, sig_op, pe, wait_signal);
-  if (wait_signal) wait(s, pe, "put_signal", q, pos);
+  if (wait_signal) wait(s, pe, kDevOpPutSignal, q, pos);
 }
 
 // Quiet of ctx: every GDA peer's queue of ctx that holds unfinished entries gets a signaled NOP,
-// waited for.
-inline void quiet(const state_t &s, int32_t ctx) {
+// waited for. A host thread also waits until the NIC has completed what GPU threads published
+// into their own queues to those peers (dq_watch_t): a host quiet or barrier after a kernel
+// covers the kernel's non-blocking operations, as on the PROXY path.
+XSHMEM_GDA_COLD void quiet(const state_t &s, int32_t ctx) {
   for (int32_t i = 0; i < s.n_gda_peers; ++i) {
     const int pe = s.gda_peers[i];
-    const gda::sq_t &q = queue(handle(s, pe), ctx);
-    if (gda::drained(q)) continue;
-    if (const int st = gda::quiet(q)) failed(s, pe, "quiet", st);
+    const peer_handle_t &h = handle(s, pe);
+    const gda::sq_t &q = queue(h, ctx);
+    if (!gda::drained(q)) {
+      if (const int st = gda::quiet(q)) failed(s, pe, kDevOpQuiet, st);
+    }
+#if !defined(__CUDA_ARCH__)
+    for (uint32_t k = 0; k < h.ndq; ++k) {
+      const uint16_t producer =
+          static_cast<uint16_t>(gda::be32(atomic::load(h.dq[k].dbr, atomic::acquire)) & 0xFFFF);
+      wait_clock clock = wait_clock::with_timeout(q.deadline_ns);
+      atomic::backoff relax;
+      while (static_cast<int16_t>(
+                 static_cast<uint16_t>(atomic::load(h.dq[k].retired, atomic::acquire)) - producer) <
+             0) {
+        if (clock.passed()) failed(s, pe, kDevOpQuiet, gda::kPostTimeout);
+        relax();
+      }
+    }
+#endif
   }
 }
-
-}  // namespace host
-#endif  // !__CUDA_ARCH__
 
 }  // namespace xshmem::dev::gdapath
 

@@ -5,8 +5,9 @@
 // block; the host is a thread) and taking the context the call names (XSHMEM_CTX_DEFAULT, 0, for
 // the plain forms). Each reads the peer's path byte once and runs that path's code: lsa.h for
 // LSA peers, proxy.h for PROXY peers (the host: the transport's data operations; GPU threads:
-// the proxy engine's rings), and on the host over a GPU heap host_ce.h for the LSA peers (their
-// host code HOST_CE, state.h). Those files are the only places that know a path's mechanics; the
+// the proxy engine's rings), gda_path.h for GDA peers (host and GPU threads post NIC entries;
+// the group's leader posts for a group), and on the host over a GPU heap host_ce.h for the LSA
+// peers (their host code HOST_CE, state.h). Those files are the only places that know a path's mechanics; the
 // API entries, the collectives and the team syncs all come through here. A group dispatcher
 // leaves the group unsynchronised: the group forms (the _group wrappers below, coop.h) add the
 // group barrier. `dest` (put) and `source` (get) are symmetric addresses of this PE, translated
@@ -46,12 +47,12 @@ XSHMEM_HD_INLINE void putmem_path(const state_t &s, int32_t ctx, void *dest, con
     case XSHMEM_PATH_PROXY:
       proxy::put<G>(s, ctx, dest, source, nbytes, pe, nbi);
       return;
+    case XSHMEM_PATH_GDA:
+      if (group_leader<G>()) gdapath::put(s, ctx, dest, source, nbytes, pe, nbi);
+      return;
 #if !defined(__CUDA_ARCH__)
     case XSHMEM_PATH_HOST_CE:
       host_ce::put(s, dest, source, nbytes, pe, nbi);
-      return;
-    case XSHMEM_PATH_GDA:
-      gdapath::host::put(s, ctx, dest, source, nbytes, pe, nbi);
       return;
 #endif
     default:
@@ -75,12 +76,12 @@ XSHMEM_HD_INLINE void getmem_path(const state_t &s, int32_t ctx, void *dest, con
     case XSHMEM_PATH_PROXY:
       proxy::get<G>(s, ctx, dest, source, nbytes, pe, nbi);
       return;
+    case XSHMEM_PATH_GDA:
+      if (group_leader<G>()) gdapath::get(s, ctx, dest, source, nbytes, pe, nbi);
+      return;
 #if !defined(__CUDA_ARCH__)
     case XSHMEM_PATH_HOST_CE:
       host_ce::get(s, dest, source, nbytes, pe, nbi);
-      return;
-    case XSHMEM_PATH_GDA:
-      gdapath::host::get(s, ctx, dest, source, nbytes, pe, nbi);
       return;
 #endif
     default:
@@ -102,12 +103,12 @@ XSHMEM_HD_INLINE void p_path(const state_t &s, int32_t ctx, T *dest, T value, in
     case XSHMEM_PATH_PROXY:
       proxy::put<thread_group>(s, ctx, dest, &value, sizeof(T), pe, false);
       return;
+    case XSHMEM_PATH_GDA:
+      gdapath::put(s, ctx, dest, &value, sizeof(T), pe, false);
+      return;
 #if !defined(__CUDA_ARCH__)
     case XSHMEM_PATH_HOST_CE:
       host_ce::p(s, dest, value, pe);
-      return;
-    case XSHMEM_PATH_GDA:
-      gdapath::host::put(s, ctx, dest, &value, sizeof(T), pe, false);
       return;
 #endif
     default:
@@ -127,14 +128,23 @@ XSHMEM_HD_INLINE T g_path(const state_t &s, int32_t ctx, const T *source, int pe
       proxy::get<thread_group>(s, ctx, &v, source, sizeof(T), pe, false);
       return v;
     }
+    case XSHMEM_PATH_GDA:
+      if constexpr (sizeof(T) <= 8) {
+        return gdapath::g<T>(s, ctx, source, pe);
+      } else {  // long double: a host thread's own variable is the landing (no NIC reaches a
+                // GPU thread's)
+#if defined(__CUDA_ARCH__)
+        unreachable_path(s, pe);
+        return T{};
+#else
+        T v{};
+        gdapath::get(s, ctx, &v, source, sizeof(T), pe, false);
+        return v;
+#endif
+      }
 #if !defined(__CUDA_ARCH__)
     case XSHMEM_PATH_HOST_CE:
       return host_ce::g(s, source, pe);
-    case XSHMEM_PATH_GDA: {
-      T v{};
-      gdapath::host::get(s, ctx, &v, source, sizeof(T), pe, false);
-      return v;
-    }
 #endif
     default:
       unreachable_path(s, pe);
@@ -159,12 +169,13 @@ XSHMEM_HD_INLINE void iput_path(const state_t &s, int32_t ctx, T *dest, const T 
     case XSHMEM_PATH_PROXY:
       proxy::iput<G>(s, ctx, dest, source, dst, sst, nelems, pe, nbi);
       return;
+    case XSHMEM_PATH_GDA:
+      if (group_leader<G>())
+        gdapath::strided<true>(s, ctx, dest, source, dst, sst, nelems, pe, nbi);
+      return;
 #if !defined(__CUDA_ARCH__)
     case XSHMEM_PATH_HOST_CE:
       host_ce::iput(s, dest, source, dst, sst, nelems, pe, nbi);
-      return;
-    case XSHMEM_PATH_GDA:
-      gdapath::host::strided<true>(s, ctx, dest, source, dst, sst, nelems, pe, nbi);
       return;
 #endif
     default:
@@ -186,12 +197,13 @@ XSHMEM_HD_INLINE void iget_path(const state_t &s, int32_t ctx, T *dest, const T 
     case XSHMEM_PATH_PROXY:
       proxy::iget<G>(s, ctx, dest, source, dst, sst, nelems, pe, nbi);
       return;
+    case XSHMEM_PATH_GDA:
+      if (group_leader<G>())
+        gdapath::strided<false>(s, ctx, dest, source, dst, sst, nelems, pe, nbi);
+      return;
 #if !defined(__CUDA_ARCH__)
     case XSHMEM_PATH_HOST_CE:
       host_ce::iget(s, dest, source, dst, sst, nelems, pe, nbi);
-      return;
-    case XSHMEM_PATH_GDA:
-      gdapath::host::strided<false>(s, ctx, dest, source, dst, sst, nelems, pe, nbi);
       return;
 #endif
     default:
@@ -213,8 +225,8 @@ XSHMEM_HD_INLINE void quiet_path(const state_t &s, int32_t ctx) {
   lsa::quiet();
 #if !defined(__CUDA_ARCH__)
   host_ce::quiet(s);
-  if (s.n_gda_peers != 0) gdapath::host::quiet(s, ctx);
 #endif
+  if (s.n_gda_peers != 0 && group_leader<G>()) gdapath::quiet(s, ctx);
   proxy::quiet<G>(s, ctx);
 }
 

@@ -42,12 +42,13 @@ XSHMEM_HD_INLINE void putmem_signal_path(const state_t &s, int32_t ctx, void *de
     case XSHMEM_PATH_PROXY:
       proxy::put_signal<G>(s, ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
       return;
+    case XSHMEM_PATH_GDA:
+      if (group_leader<G>())
+        gdapath::put_signal(s, ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
+      return;
 #if !defined(__CUDA_ARCH__)
     case XSHMEM_PATH_HOST_CE:
       host_ce::put_signal(s, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
-      return;
-    case XSHMEM_PATH_GDA:
-      gdapath::host::put_signal(s, ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
       return;
 #endif
     default:
@@ -71,12 +72,12 @@ XSHMEM_HD_INLINE void signal_path(const state_t &s, int32_t ctx, uint64_t *sig_a
     case XSHMEM_PATH_PROXY:
       proxy::signal<G>(s, ctx, sig_addr, signal, sig_op, pe, fenced);
       return;
+    case XSHMEM_PATH_GDA:  // on ctx's queue to pe: after this thread's earlier entries there
+      if (group_leader<G>()) gdapath::signal(s, ctx, sig_addr, signal, sig_op, pe, false);
+      return;
 #if !defined(__CUDA_ARCH__)
     case XSHMEM_PATH_HOST_CE:
       host_ce::signal(s, sig_addr, signal, sig_op, pe);
-      return;
-    case XSHMEM_PATH_GDA:  // on ctx's queue to pe: after this thread's earlier entries there
-      if (group_leader<G>()) gdapath::host::signal(s, ctx, sig_addr, signal, sig_op, pe, false);
       return;
 #endif
     default:

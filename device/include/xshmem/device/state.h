@@ -26,7 +26,7 @@
 // it was compiled against (XSHMEMI_REGISTER_DEVICE_STATE_SINK, <xshmem/device/cuda_api.h>), and
 // the runtime refuses a unit compiled against another layout, with one line naming it, before
 // any of its kernels can read the table. 0 stands for units built before layouts were numbered.
-#define XSHMEM_DEVICE_STATE_LAYOUT 3
+#define XSHMEM_DEVICE_STATE_LAYOUT 4
 // The layout this translation unit is compiled against: XSHMEM_DEVICE_STATE_LAYOUT, unless a
 // test builds a unit as if compiled against another (-DXSHMEM_DEVICE_STATE_LAYOUT_OVERRIDE=N).
 #if defined(XSHMEM_DEVICE_STATE_LAYOUT_OVERRIDE)
@@ -173,6 +173,9 @@ enum device_check_code : int32_t {
   // `align` the status (XSHMEM_ERR_TIMEOUT: a ring wait passed XSHMEM_WAIT_TIMEOUT), `size` the
   // bytes.
   kDevProxyFailed = 7,
+  // A GDA post or wait of a GPU thread failed (gda_path.h): `op` is the call, `pe` the target,
+  // `align` the gda.h status (1: a queue wait passed its deadline, 2: the queue is in error).
+  kDevGdaFailed = 8,
 };
 // Which device call family met it (the diagnostic names it).
 enum device_check_op : int32_t {
@@ -303,8 +306,8 @@ struct state_t {
   // Host only: host threads use the rings too (XSHMEM_PROXY_HOST on a CPU PE), not the
   // transports' operations directly.
   int32_t host_rings = 0;
-  // Host only (layout 3): the PEs this one reaches by the GDA path, which quiet visits
-  // (gda_path.h), and how many.
+  // (layout 3) The PEs this one reaches by the GDA path, which quiet visits (gda_path.h), and
+  // how many: the host's list, and in the device's copy the same list in GPU memory.
   int32_t n_gda_peers = 0;
   const int32_t *gda_peers = nullptr;
 };

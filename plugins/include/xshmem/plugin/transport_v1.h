@@ -95,7 +95,7 @@ typedef enum xshmem_desc_kind {
 
 /* GDA handle formats known to the core. */
 #define XSHMEM_GDA_FORMAT_MLX5 \
-  1 /* mlx5 send queue + completion queue (the ibgda transport, to come) */
+  1 /* mlx5 send queues + collapsed completion queues (the ibgda transport, gda_path.h) */
 
 typedef struct xshmem_peer_desc_v1 {
   uint32_t kind; /* xshmem_desc_kind_t; NONE: the plugin left it to lsa_base (1.0/1.1 plugins) */
@@ -132,6 +132,12 @@ typedef struct xshmem_peer_info_v1 {
   char reason[128];
   /* The tagged per-peer descriptor the path code needs (filled by connect). */
   xshmem_peer_desc_v1_t desc;
+  /* ---- Appended after the first 1.2 layout (write it only when
+   * XSHMEM_PEER_INFO_HAS(info, gda_device_handle)) ---- */
+  /* GDA: the handle GPU threads read, in memory the GPU reads fast (its own), in the format and
+   * revision of desc.u.gda, when it differs from desc.u.gda.handle (which host threads read);
+   * NULL: both read desc.u.gda.handle. */
+  const void *gda_device_handle;
 } xshmem_peer_info_v1_t;
 
 /* Whether peer info `info` (a pointer) has room for field `field` (the core may be older). */
