@@ -35,8 +35,9 @@ TEST_CASE("STR-01 amo_hammer", "[STR-01]") {
   const int n = xt::npes(), me = xt::me();
   const uint64_t sd = seed();
   // ~10^6 operations in all, whatever the PE count (CONFORMANCE.md). XT_STR01_OPS lowers it
-  // where every operation is a round trip through a software model (the ibgda NIC model's rows:
-  // ~150 us each on two cores would take minutes); the count is printed when it is not 10^6.
+  // where every operation is a round trip through a software model or a progress thread (the
+  // ibgda NIC model's rows: ~150 us each on two cores would take minutes; the libfabric and
+  // two-node rows: 80-90 s at 4 PEs); the count is printed when it is not 10^6.
   uint64_t ops = 1000000;
   if (const char *e = getenv("XT_STR01_OPS"))
     ops = std::max<uint64_t>(1000, strtoull(e, nullptr, 0));
