@@ -111,6 +111,12 @@ std::vector<MetricDef> device_metrics();
 bool device_heap_on_gpu(Context &ctx, std::string &why);
 #endif
 
+#ifdef XSHMEM_PERF_GDA
+// The GPU posting rate of the ibgda transport's posting protocol (perf_gda.cu, CUDA builds with
+// the NIC model library): metrics named dev.gda_post.*, on PE 0, standalone (no transport).
+std::vector<MetricDef> gda_metrics();
+#endif
+
 // Wall clock for timing.
 using Clock = std::chrono::steady_clock;
 inline double seconds_since(Clock::time_point t0) {

@@ -43,7 +43,8 @@ bool speaks_for_job() {
   return true;
 }
 
-// Every metric table of the program, in run order: host API, then device kernels (CUDA builds).
+// Every metric table of the program, in run order: host API, then device kernels (CUDA builds),
+// then the GDA posting rate (CUDA builds with the ibgda NIC model).
 std::vector<MetricDef> all_metrics() {
   std::vector<MetricDef> out;
   for (const MetricDef &m : host_metrics()) out.push_back(m);
@@ -52,6 +53,9 @@ std::vector<MetricDef> all_metrics() {
 #endif
 #ifdef XSHMEM_PERF_DEVICE
   for (const MetricDef &m : device_metrics()) out.push_back(m);
+#endif
+#ifdef XSHMEM_PERF_GDA
+  for (const MetricDef &m : gda_metrics()) out.push_back(m);
 #endif
   return out;
 }
