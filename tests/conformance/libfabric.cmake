@@ -52,13 +52,16 @@ endfunction()
 set(XT_LF_GROUPS rma amo sig p2p ord team coll coll_move coll_reduce ctx stress err init mem)
 # STR-01 sends its atomics to PE 0 through PE 0's progress thread: with 10^6 of them its case
 # took 80-90 s at 4 PEs on the idle 2-core machine and passed the 120 s case deadline in a loaded
-# CI run. The libfabric rows run it with 10^5 (XT_STR01_OPS, as the ibgda rows do; the hostshm
-# rows keep 10^6), same totals and permutation checks; the tcp rows' cases keep 300 s each.
+# CI run. The 2-PE tcp row keeps the matrix's 10^6 (CONFORMANCE.md STR-01); the 3- and 4-PE
+# rows and the sockets row run 10^5 (XT_STR01_OPS, as the ibgda rows do), with the same totals
+# and permutation checks; the tcp rows' cases keep 300 s each.
 set(XT_LF_STRESS_ENV "XT_STR01_OPS=100000;XT_TEST_TIMEOUT=300")
 set(XT_LF_RMA04_LARGE 1027)
 foreach(group IN LISTS XT_LF_GROUPS)
   foreach(np 2 3 4)
-    if(group STREQUAL "stress")
+    if(group STREQUAL "stress" AND np EQUAL 2)
+      xt_lf_entry(${group} ${np} tcp tcp "XT_TEST_TIMEOUT=300" "" 600)
+    elseif(group STREQUAL "stress")
       xt_lf_entry(${group} ${np} tcp tcp "${XT_LF_STRESS_ENV}" "" 600)
     else()
       xt_lf_entry(${group} ${np} tcp tcp "" "" 300)
