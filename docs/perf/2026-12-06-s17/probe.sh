@@ -6,7 +6,7 @@
 #   MIX_PROGS  the same at 3 PEs with pair 0-1 over ibgda and the rest over nvlink
 #   NV_PROGS   over nvlink (the baseline of the same programs)
 #   PERF       xshmem-perf arguments run at 2 PEs over ibgda (one run per entry, ';' separated)
-#   FIRST      commands run before anything else
+#   FIRST      commands (';' separated) run before anything else
 # Every program is capped (CAP seconds, or @cap) and the call by BUDGET seconds; summary at the
 # end of $OUT/c.log.
 cd "$(dirname "$0")" || exit 1  # .carry: gpu/ (lib/, run.sh) and gpu-bin.tar.xz (bin/)
@@ -27,7 +27,8 @@ run() { # label timeout env... -- cmd
 }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,power.draw --format=csv >> $log 2>&1
 IB="XSHMEM_TRANSPORTS=ibgda XSHMEM_IBGDA_NIC=model XSHMEM_IBGDA_MODEL_IFACE=lo XSHMEM_SYMMETRIC_SIZE=2G XSHMEM_WAIT_TIMEOUT=60s"
-for c in ${FIRST-}; do run first.$c 60 -- bash -c "$c"; done
+IFS=';' read -ra firsts <<< "${FIRST-}"; i=0
+for c in "${firsts[@]}"; do i=$((i+1)); run first.$i 90 -- bash -c "$c"; done
 split() { cap=${CAP:-150}; e=$1; case $e in *@*) cap=${e##*@}; e=${e%@*} ;; esac
   p=${e%%:*} cases=; [ "$p" != "$e" ] && cases=${e#*:}; }
 for e in ${IB_PROGS-}; do

@@ -7,11 +7,11 @@
 // LSA peers, proxy.h for PROXY peers (the host: the transport's data operations; GPU threads:
 // the proxy engine's rings), gda_path.h for GDA peers (host and GPU threads post NIC entries;
 // the group's leader posts for a group), and on the host over a GPU heap host_ce.h for the LSA
-// peers (their host code HOST_CE, state.h). Those files are the only places that know a path's mechanics; the
-// API entries, the collectives and the team syncs all come through here. A group dispatcher
-// leaves the group unsynchronised: the group forms (the _group wrappers below, coop.h) add the
-// group barrier. `dest` (put) and `source` (get) are symmetric addresses of this PE, translated
-// per path.
+// peers (their host code HOST_CE, state.h). Those files are the only places that know a path's
+// mechanics; the API entries, the collectives and the team syncs all come through here. A group
+// dispatcher leaves the group unsynchronised: the group forms (the _group wrappers below, coop.h)
+// add the group barrier. `dest` (put) and `source` (get) are symmetric addresses of this PE,
+// translated per path.
 #ifndef XSHMEM_DEVICE_RMA_H
 #define XSHMEM_DEVICE_RMA_H
 
