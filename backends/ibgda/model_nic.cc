@@ -405,33 +405,60 @@ bool model_nic::serve_frames(conn &c) {
     const bool write = h.opcode == g::kOpRdmaWrite;
     if (h.kind != kFrameRequest || (write && h.len != h.length) || (!write && h.len != 0) ||
         h.length > kMaxMessage || h.qtag > kMaxQueues) {
+      batch_.clear();  // its payloads lie in the closed connection's input
       broken(c, "a malformed request");
       return false;
     }
     if (left() < sizeof h + h.len) break;
     const uint8_t *payload = reinterpret_cast<const uint8_t *>(c.in.data() + c.in_off + sizeof h);
     if (h.qtag >= c.failed.size()) c.failed.resize(h.qtag + 1, 0);
-    reply_t r;
+    // Gathered, in arrival order: a request of a queue whose earlier one failed is flushed, one
+    // that fails its checks fails now (and flushes the queue's later ones), the others run
+    // together below (execute_batch). The payload stays in c.in until the batch has run.
+    batch_.push_back(pending_t{h.qtag, {}, 0, {}});
+    pending_t &p = batch_.back();
     if (c.failed[h.qtag]) {
-      r.syndrome = g::kSynWrFlush;
-      r.why = "flushed: an earlier request of this queue failed";
+      p.syndrome = g::kSynWrFlush;
+      p.why = "flushed: an earlier request of this queue failed";
     } else {
-      request_t rq{h.opcode, h.raddr, h.rkey, h.length, payload, h.swap_add, h.compare};
-      r = execute(target_, rq);
-      if (r.syndrome != 0) c.failed[h.qtag] = 1;
+      p.rq = request_t{h.opcode, h.raddr, h.rkey, h.length, payload, h.swap_add, h.compare};
+      if ((p.syndrome = precheck(target_, p.rq, &p.why)) != 0) c.failed[h.qtag] = 1;
     }
     c.in_off += sizeof h + h.len;
-    rep_hdr a{};
-    a.kind = kFrameAnswer;
-    a.syndrome = r.syndrome;
-    a.why_len = static_cast<uint16_t>(std::min<size_t>(r.why.size(), 1024));
-    a.qtag = h.qtag;
-    a.old = r.old;
-    a.len = a.why_len + static_cast<uint32_t>(r.data.size());
-    const char *ap = reinterpret_cast<const char *>(&a);
-    c.out.insert(c.out.end(), ap, ap + sizeof a);
-    c.out.insert(c.out.end(), r.why.data(), r.why.data() + a.why_len);
-    c.out.insert(c.out.end(), r.data.begin(), r.data.end());
+  }
+  if (!batch_.empty()) {
+    std::vector<request_t> rqs;
+    std::vector<size_t> of;
+    for (size_t i = 0; i < batch_.size(); ++i) {
+      if (batch_[i].syndrome != 0) continue;
+      rqs.push_back(batch_[i].rq);
+      of.push_back(i);
+    }
+    std::vector<reply_t> done(rqs.size());
+    execute_batch(target_, rqs.data(), rqs.size(), done.data());
+    std::vector<reply_t> replies(batch_.size());
+    for (size_t k = 0; k < of.size(); ++k) replies[of[k]] = std::move(done[k]);
+    for (size_t i = 0; i < batch_.size(); ++i) {
+      reply_t &r = replies[i];
+      if (batch_[i].syndrome != 0) {
+        r.syndrome = batch_[i].syndrome;
+        r.why = std::move(batch_[i].why);
+      } else if (r.syndrome != 0) {
+        c.failed[batch_[i].qtag] = 1;  // the access refused it (the batch's later ones ran)
+      }
+      rep_hdr a{};
+      a.kind = kFrameAnswer;
+      a.syndrome = r.syndrome;
+      a.why_len = static_cast<uint16_t>(std::min<size_t>(r.why.size(), 1024));
+      a.qtag = batch_[i].qtag;
+      a.old = r.old;
+      a.len = a.why_len + static_cast<uint32_t>(r.data.size());
+      const char *ap = reinterpret_cast<const char *>(&a);
+      c.out.insert(c.out.end(), ap, ap + sizeof a);
+      c.out.insert(c.out.end(), r.why.data(), r.why.data() + a.why_len);
+      c.out.insert(c.out.end(), r.data.begin(), r.data.end());
+    }
+    batch_.clear();
   }
   if (c.in_off == c.in.size()) {
     c.in.clear();

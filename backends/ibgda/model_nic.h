@@ -101,8 +101,16 @@ class model_nic {
   // The thread's own.
   std::vector<std::unique_ptr<conn>> conns_;
   std::vector<queue_t *> queues_;
-  std::vector<conn *> to_peer_;    // [pe]: the requester connection to pe
-  std::vector<char> reported_;     // [queue index]: its error was reported
+  std::vector<conn *> to_peer_;  // [pe]: the requester connection to pe
+  std::vector<char> reported_;   // [queue index]: its error was reported
+  // The requests of one serve_frames pass, executed together (nic_model.h execute_batch).
+  struct pending_t {
+    uint32_t qtag;
+    request_t rq;
+    uint8_t syndrome;  // failed its checks, or flushed: not executed
+    std::string why;
+  };
+  std::vector<pending_t> batch_;
   uint64_t taken_ = 0;             // entries seen so far (the corruption hook counts them)
   std::vector<uint32_t> scanned_;  // [queue tag]: the hook's next position to look at
   void corrupt_next(queue_t &q);

@@ -219,20 +219,6 @@ bool decode(const void *sq, uint32_t nbb, uint32_t pos, uint32_t qpn, op_t *op, 
 // ---- responder ----------------------------------------------------------------------------------
 
 namespace {
-// One operation of the table's access (a copy into or out of its memory, or an 8-byte atomic);
-// false when the access refused it (r gets the syndrome).
-bool apply_access(const key_table &keys, xshmem_heap_op_v1_t op, reply_t &r) {
-  op.src_pe = -1;
-  keys.access()->apply(keys.lane(), &op, 1);
-  if (op.status != XSHMEM_SUCCESS) {
-    r.syndrome = g::kSynRemoteOp;
-    r.why = format("the target's memory access (%s) refused the operation at 0x%" PRIx64,
-                   keys.access()->name(), reinterpret_cast<uint64_t>(op.addr));
-    return false;
-  }
-  r.old = op.old;
-  return true;
-}
 xshmem_heap_op_v1_t copy_op(void *dst, const void *src, uint64_t n) {
   xshmem_heap_op_v1_t op{};
   op.kind = XSHMEM_HEAP_OP_COPY;
@@ -243,54 +229,92 @@ xshmem_heap_op_v1_t copy_op(void *dst, const void *src, uint64_t n) {
 }
 }  // namespace
 
-reply_t execute(const key_table &keys, const request_t &rq) {
-  reply_t r;
+uint8_t precheck(const key_table &keys, const request_t &rq, std::string *why) {
   switch (rq.opcode) {
     case g::kOpRdmaWrite:
-      r.syndrome = keys.check(rq.rkey, rq.raddr, rq.length, kAccessRemoteWrite, true, &r.why);
-      if (r.syndrome == 0 && rq.length != 0) {
-        if (keys.access() != nullptr)
-          apply_access(keys, copy_op(reinterpret_cast<void *>(rq.raddr), rq.data, rq.length), r);
-        else
-          memcpy(reinterpret_cast<void *>(rq.raddr), rq.data, rq.length);
+      return keys.check(rq.rkey, rq.raddr, rq.length, kAccessRemoteWrite, true, why);
+    case g::kOpRdmaRead:
+      return keys.check(rq.rkey, rq.raddr, rq.length, kAccessRemoteRead, true, why);
+    case g::kOpAtomicFa:
+    case g::kOpAtomicCs:
+      if (rq.length != 8 || (rq.raddr & 7) != 0) {
+        *why = format("a %u-byte atomic at 0x%" PRIx64 " (8 bytes, 8-byte aligned)", rq.length,
+                      rq.raddr);
+        return g::kSynRemoteInvalReq;
       }
+      return keys.check(rq.rkey, rq.raddr, 8, kAccessRemoteAtomic, true, why);
+    default:
+      *why = format("opcode 0x%02x is not executed by the responder", rq.opcode);
+      return g::kSynRemoteInvalReq;
+  }
+}
+
+void execute_batch(const key_table &keys, const request_t *rqs, size_t n, reply_t *out) {
+  if (keys.access() == nullptr) {
+    for (size_t i = 0; i < n; ++i) out[i] = execute(keys, rqs[i]);
+    return;
+  }
+  std::vector<xshmem_heap_op_v1_t> ops;
+  std::vector<size_t> of;  // ops[k] belongs to request of[k]
+  ops.reserve(n);
+  of.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const request_t &rq = rqs[i];
+    reply_t &r = out[i];
+    r = reply_t{};
+    if ((r.syndrome = precheck(keys, rq, &r.why)) != 0) continue;
+    xshmem_heap_op_v1_t op{};
+    op.src_pe = -1;
+    if (rq.opcode == g::kOpRdmaWrite) {
+      if (rq.length == 0) continue;
+      op = copy_op(reinterpret_cast<void *>(rq.raddr), rq.data, rq.length);
+    } else if (rq.opcode == g::kOpRdmaRead) {
+      r.data.resize(rq.length);
+      if (rq.length == 0) continue;
+      op = copy_op(r.data.data(), reinterpret_cast<const void *>(rq.raddr), rq.length);
+    } else {
+      op.kind = XSHMEM_HEAP_OP_AMO;
+      op.width = 8;
+      op.op = rq.opcode == g::kOpAtomicFa ? XSHMEM_AMO_FETCH_ADD : XSHMEM_AMO_COMPARE_SWAP;
+      op.addr = reinterpret_cast<void *>(rq.raddr);
+      op.operand = rq.swap_add;
+      op.compare = rq.compare;
+    }
+    op.src_pe = -1;
+    ops.push_back(op);
+    of.push_back(i);
+  }
+  if (ops.empty()) return;
+  keys.access()->apply(keys.lane(), ops.data(), ops.size());
+  for (size_t k = 0; k < ops.size(); ++k) {
+    reply_t &r = out[of[k]];
+    if (ops[k].status != XSHMEM_SUCCESS) {
+      r.syndrome = g::kSynRemoteOp;
+      r.why = format("the target's memory access (%s) refused the operation at 0x%" PRIx64,
+                     keys.access()->name(), rqs[of[k]].raddr);
+      r.data.clear();
+    } else if (ops[k].kind == XSHMEM_HEAP_OP_AMO) {
+      r.old = ops[k].old;
+    }
+  }
+}
+
+reply_t execute(const key_table &keys, const request_t &rq) {
+  reply_t r;
+  if (keys.access() != nullptr) {
+    execute_batch(keys, &rq, 1, &r);
+    return r;
+  }
+  if ((r.syndrome = precheck(keys, rq, &r.why)) != 0) return r;
+  switch (rq.opcode) {
+    case g::kOpRdmaWrite:
+      if (rq.length != 0) memcpy(reinterpret_cast<void *>(rq.raddr), rq.data, rq.length);
       return r;
     case g::kOpRdmaRead:
-      r.syndrome = keys.check(rq.rkey, rq.raddr, rq.length, kAccessRemoteRead, true, &r.why);
-      if (r.syndrome == 0) {
-        r.data.resize(rq.length);
-        if (keys.access() != nullptr) {
-          if (rq.length != 0 &&
-              !apply_access(
-                  keys, copy_op(r.data.data(), reinterpret_cast<const void *>(rq.raddr), rq.length),
-                  r))
-            r.data.clear();
-        } else {
-          memcpy(r.data.data(), reinterpret_cast<const void *>(rq.raddr), rq.length);
-        }
-      }
+      r.data.resize(rq.length);
+      memcpy(r.data.data(), reinterpret_cast<const void *>(rq.raddr), rq.length);
       return r;
-    case g::kOpAtomicFa:
-    case g::kOpAtomicCs: {
-      if (rq.length != 8 || (rq.raddr & 7) != 0) {
-        r.syndrome = g::kSynRemoteInvalReq;
-        r.why = format("a %u-byte atomic at 0x%" PRIx64 " (8 bytes, 8-byte aligned)", rq.length,
-                       rq.raddr);
-        return r;
-      }
-      r.syndrome = keys.check(rq.rkey, rq.raddr, 8, kAccessRemoteAtomic, true, &r.why);
-      if (r.syndrome != 0) return r;
-      if (keys.access() != nullptr) {  // the access's atomics (a GPU heap: the GPU's own)
-        xshmem_heap_op_v1_t op{};
-        op.kind = XSHMEM_HEAP_OP_AMO;
-        op.width = 8;
-        op.op = rq.opcode == g::kOpAtomicFa ? XSHMEM_AMO_FETCH_ADD : XSHMEM_AMO_COMPARE_SWAP;
-        op.addr = reinterpret_cast<void *>(rq.raddr);
-        op.operand = rq.swap_add;
-        op.compare = rq.compare;
-        apply_access(keys, op, r);
-        return r;
-      }
+    default: {  // the atomics (precheck refused every other opcode)
       auto *w = reinterpret_cast<uint64_t *>(rq.raddr);
       if (rq.opcode == g::kOpAtomicFa) {
         r.old = __atomic_fetch_add(w, rq.swap_add, __ATOMIC_SEQ_CST);
@@ -302,10 +326,6 @@ reply_t execute(const key_table &keys, const request_t &rq) {
       }
       return r;
     }
-    default:
-      r.syndrome = g::kSynRemoteInvalReq;
-      r.why = format("opcode 0x%02x is not executed by the responder", rq.opcode);
-      return r;
   }
 }
 

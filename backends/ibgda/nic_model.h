@@ -125,6 +125,14 @@ struct reply_t {
 // executed with host atomics on the target word (the model is the one agent for NIC atomics on
 // that PE, docs/semantics.md).
 reply_t execute(const key_table &keys, const request_t &rq);
+// The checks execute makes before touching memory (the key, the range, the rights, an atomic's
+// size and alignment, the opcode): 0, or the syndrome, with `why`.
+uint8_t precheck(const key_table &keys, const request_t &rq, std::string *why);
+// Requests that passed precheck, executed in order. With a memory access, all of them in one
+// access apply call (a GPU heap: copies on one stream and runs of atomics as kernels, in order,
+// one wait: a kernel launch and, where processes share a GPU, a time slice per batch instead of
+// per request); out[i] gets request i's reply.
+void execute_batch(const key_table &keys, const request_t *rqs, size_t n, reply_t *out);
 
 // Writes the completion of entry `index` (success: syndrome 0) at producer position `pi` of a CQ
 // of `ncqe` entries (a power of two), with the owner bit of that pass.
