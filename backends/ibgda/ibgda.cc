@@ -452,6 +452,44 @@ uint64_t poster_deadline(const Ctx *c) {
   return c->timeout_ns + std::max<uint64_t>(2000000000ull, c->timeout_ns / 2);
 }
 
+// Where one send queue's pieces live (the posters' and the NIC's views are made from it).
+struct queue_mem {
+  void *wqes;
+  uint32_t nbb;
+  uint32_t *dbr;  // the doorbell record pair (send counter at kSendDbr)
+  g::cqe_t *cqe;  // the collapsed CQ
+  uint64_t *reserved, *ready;
+  uint64_t *results;  // the result words (GPU threads' queues), or NULL
+  uint32_t *retired;  // where the NIC publishes its retired count, or NULL
+};
+
+// Makes one queue to pe: a fresh QP number, the collapsed CQE never written (owner 1), the NIC
+// model's view *q and the posters' view *s of the same memory.
+void bind_queue(Ctx *c, int pe, const queue_mem &mem, m::queue_t *q, g::sq_t *s) {
+  memset(mem.cqe, 0, sizeof *mem.cqe);
+  mem.cqe->op_own = static_cast<uint8_t>(g::kCqeInvalid << 4 | 1);
+  const uint32_t qpn = c->next_qpn++;
+  q->sq = mem.wqes;
+  q->nbb = mem.nbb;
+  q->dbr = &mem.dbr[g::kSendDbr];
+  q->cq = mem.cqe;
+  q->ncqe = 1;
+  q->qpn = qpn;
+  q->pe = c->my_pe;
+  q->peer = pe;
+  q->retired_out = mem.retired;
+  s->wqes = mem.wqes;
+  s->nbb = mem.nbb;
+  s->qpn = qpn;
+  s->reserved = mem.reserved;
+  s->ready = mem.ready;
+  s->dbr = &mem.dbr[g::kSendDbr];
+  s->doorbell = nullptr;  // the model polls the doorbell record
+  s->cq = mem.cqe;
+  s->deadline_ns = poster_deadline(c);
+  s->results = mem.results;
+}
+
 // GPU heaps: the GPU threads' queues to pe and their handle (a copy of the host's, in GPU
 // memory, whose queues are these). A warp claims up to 32 positions at once (gda_path.h), so a
 // device queue has at least 64 WQEBBs. false when memory cannot be had (a line says so).
@@ -475,30 +513,12 @@ bool make_device_queues(Ctx *c, int pe, Peer &p) {
       return false;
     }
     auto *cqe = reinterpret_cast<g::cqe_t *>(d->host + ring);
-    cqe->op_own = static_cast<uint8_t>(g::kCqeInvalid << 4 | 1);
     auto *dbr = reinterpret_cast<uint32_t *>(d->host + ring + 64);
     uint32_t *retired = dbr + 2;
-    const uint32_t qpn = c->next_qpn++;
-    d->q.sq = d->host;
-    d->q.nbb = depth;
-    d->q.dbr = &dbr[g::kSendDbr];
-    d->q.cq = cqe;
-    d->q.ncqe = 1;
-    d->q.qpn = qpn;
-    d->q.pe = c->my_pe;
-    d->q.peer = pe;
-    d->q.retired_out = retired;
-    g::sq_t &s = dsqs[i];
-    s.wqes = d->host;
-    s.nbb = depth;
-    s.qpn = qpn;
-    s.reserved = d->counters;
-    s.ready = d->counters + 1;
-    s.dbr = &dbr[g::kSendDbr];
-    s.doorbell = nullptr;
-    s.cq = cqe;
-    s.deadline_ns = poster_deadline(c);
-    s.results = reinterpret_cast<uint64_t *>(d->host + ring + 128);
+    bind_queue(c, pe,
+               queue_mem{d->host, depth, dbr, cqe, d->counters, d->counters + 1,
+                         reinterpret_cast<uint64_t *>(d->host + ring + 128), retired},
+               &d->q, &dsqs[i]);
     p.watch.push_back(gp::dq_watch_t{&dbr[g::kSendDbr], retired});
     p.dqueues.push_back(std::move(d));
   }
@@ -542,28 +562,11 @@ Peer *make_peer(Ctx *c, int pe) {
     auto q = std::make_unique<Queue>();
     if (posix_memalign(&q->wqes, 64, size_t(c->depth) * g::kWqeBB) != 0) return nullptr;
     memset(q->wqes, 0, size_t(c->depth) * g::kWqeBB);
-    memset(&q->cqe, 0, sizeof q->cqe);
-    q->cqe.op_own = static_cast<uint8_t>(g::kCqeInvalid << 4 | 1);
-    const uint32_t qpn = c->next_qpn++;
-    q->q.sq = q->wqes;
-    q->q.nbb = c->depth;
-    q->q.dbr = &q->dbr[g::kSendDbr];
-    q->q.cq = &q->cqe;
-    q->q.ncqe = 1;
-    q->q.qpn = qpn;
-    q->q.pe = c->my_pe;
-    q->q.peer = pe;
-    g::sq_t &s = p->sqs[i];
-    s.wqes = q->wqes;
-    s.nbb = c->depth;
-    s.qpn = qpn;
-    s.reserved = &q->reserved;
-    s.ready = &q->ready;
-    s.dbr = &q->dbr[g::kSendDbr];
-    s.doorbell = nullptr;  // the model polls the doorbell record
-    s.cq = &q->cqe;
-    s.deadline_ns = poster_deadline(c);
-    s.results = nullptr;  // host threads give their own variables
+    // Host threads give their own variables for fetched values (no result words).
+    bind_queue(
+        c, pe,
+        queue_mem{q->wqes, c->depth, q->dbr, &q->cqe, &q->reserved, &q->ready, nullptr, nullptr},
+        &q->q, &p->sqs[i]);
     p->queues.push_back(std::move(q));
   }
   gp::peer_handle_t &h = p->handle;

@@ -264,7 +264,6 @@ void execute_batch(const key_table &keys, const request_t *rqs, size_t n, reply_
     r = reply_t{};
     if ((r.syndrome = precheck(keys, rq, &r.why)) != 0) continue;
     xshmem_heap_op_v1_t op{};
-    op.src_pe = -1;
     if (rq.opcode == g::kOpRdmaWrite) {
       if (rq.length == 0) continue;
       op = copy_op(reinterpret_cast<void *>(rq.raddr), rq.data, rq.length);

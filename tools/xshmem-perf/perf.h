@@ -16,6 +16,20 @@
 #include <string>
 #include <vector>
 
+#if defined(__CUDACC__)
+// A CUDA runtime call of a metric (perf_device.cu, perf_gda.cu): a failure stops the job with a
+// line naming the call and where.
+#define PERF_CUDA(call)                                                                      \
+  do {                                                                                       \
+    cudaError_t e_ = (call);                                                                 \
+    if (e_ != cudaSuccess) {                                                                 \
+      std::fprintf(stderr, "xshmem-perf: %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(e_));                                                  \
+      xshmem_global_exit(1);                                                                 \
+    }                                                                                        \
+  } while (0)
+#endif
+
 namespace xshmem::perf {
 
 struct Options {

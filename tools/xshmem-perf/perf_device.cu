@@ -31,16 +31,6 @@ constexpr int kReceiver = 1;
 constexpr int kLatIters = 10000;
 constexpr int kSignalIters = 2000;
 
-#define PERF_CUDA(call)                                                                      \
-  do {                                                                                       \
-    cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "xshmem-perf: %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
-                   cudaGetErrorString(e_));                                                  \
-      xshmem_global_exit(1);                                                                 \
-    }                                                                                        \
-  } while (0)
-
 // ---- Kernels ------------------------------------------------------------------------------------
 
 __device__ __forceinline__ unsigned long long globaltimer() {

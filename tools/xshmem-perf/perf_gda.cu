@@ -54,16 +54,6 @@ namespace {
 namespace g = xshmem::dev::gda;
 namespace m = xshmem::ibgda;
 
-#define GDA_CUDA(call)                                                                       \
-  do {                                                                                       \
-    cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "xshmem-perf: %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
-                   cudaGetErrorString(e_));                                                  \
-      xshmem_global_exit(1);                                                                 \
-    }                                                                                        \
-  } while (0)
-
 constexpr uint32_t kNbb = 32768;  // WQEBBs of the send queue (gda.h allows at most 2^15)
 constexpr uint32_t kQpn = 0x00A11C;
 constexpr uint32_t kRKey = 0x5151, kLKey = 0x1111;
@@ -255,10 +245,10 @@ struct Run {
   cudaEvent_t e0{}, e1{};
   unsigned long long *fail = nullptr;  // [0] what, [1] position; [2] (as unsigned) blocks done
   Run() {
-    GDA_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    GDA_CUDA(cudaEventCreate(&e0));
-    GDA_CUDA(cudaEventCreate(&e1));
-    GDA_CUDA(cudaMalloc(&fail, 3 * sizeof(unsigned long long)));
+    PERF_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    PERF_CUDA(cudaEventCreate(&e0));
+    PERF_CUDA(cudaEventCreate(&e1));
+    PERF_CUDA(cudaMalloc(&fail, 3 * sizeof(unsigned long long)));
   }
   ~Run() {
     cudaFree(fail);
@@ -271,21 +261,21 @@ struct Run {
   unsigned *blocks_done() { return reinterpret_cast<unsigned *>(fail + 2); }
   // On the launches' stream (a non-blocking one: the legacy stream's cudaMemset would not be
   // ordered before the launch).
-  void reset() { GDA_CUDA(cudaMemsetAsync(fail, 0, 3 * sizeof(unsigned long long), st)); }
+  void reset() { PERF_CUDA(cudaMemsetAsync(fail, 0, 3 * sizeof(unsigned long long), st)); }
 
   // Launches the kernel of `scope`, timed by the events.
   void launch(Scope scope, const Grid &gr, const g::sq_t &q, uint32_t iters, uint64_t base,
               uint64_t seed, bool wait_last, uint64_t last) {
     unsigned *done = wait_last ? blocks_done() : nullptr;
-    GDA_CUDA(cudaEventRecord(e0, st));
+    PERF_CUDA(cudaEventRecord(e0, st));
     if (scope == kThread)
       post_thread_kernel<<<gr.blocks, gr.threads, 0, st>>>(q, iters, base, seed, fail, done, last);
     else if (scope == kWarp)
       post_warp_kernel<<<gr.blocks, gr.threads, 0, st>>>(q, iters, base, seed, fail, done, last);
     else
       post_block_kernel<<<gr.blocks, gr.threads, 0, st>>>(q, iters, base, seed, fail, done, last);
-    GDA_CUDA(cudaGetLastError());
-    GDA_CUDA(cudaEventRecord(e1, st));
+    PERF_CUDA(cudaGetLastError());
+    PERF_CUDA(cudaEventRecord(e1, st));
   }
   // Waits for the launch with a deadline; false (after a line) when it did not end in time (the
   // caller then stops the job: the kernel may still write into the queue).
@@ -294,7 +284,7 @@ struct Run {
     for (;;) {
       const cudaError_t e = cudaEventQuery(e1);
       if (e == cudaSuccess) break;
-      if (e != cudaErrorNotReady) GDA_CUDA(e);
+      if (e != cudaErrorNotReady) PERF_CUDA(e);
       if (seconds_since(t0) > kLaunchDeadlineS) {
         std::fprintf(stderr,
                      "xshmem-perf: %s (%s): the launch did not end within %.0f s although every "
@@ -309,13 +299,13 @@ struct Run {
   }
   double elapsed_s() {
     float ms = 0;
-    GDA_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    PERF_CUDA(cudaEventElapsedTime(&ms, e0, e1));
     return static_cast<double>(ms) * 1e-3;
   }
   // The failure the kernel reported; false (after a line) if there was one.
   bool check_failure(const char *metric, const std::string &note, unsigned rep) {
     unsigned long long f[2] = {0, 0};
-    GDA_CUDA(cudaMemcpy(f, fail, sizeof f, cudaMemcpyDeviceToHost));
+    PERF_CUDA(cudaMemcpy(f, fail, sizeof f, cudaMemcpyDeviceToHost));
     if (f[0] == 0) return true;
     std::fprintf(stderr, "xshmem-perf: %s (%s), launch %u: %s\n", metric, note.c_str(), rep,
                  failure_text(f[0], f[1]).c_str());
@@ -349,7 +339,7 @@ g::cqe_t invalid_cqe() {
 bool check_counters(const char *metric, const std::string &note, unsigned rep,
                     const uint64_t *counters, uint32_t dbr_word, uint64_t posted) {
   uint64_t c[2] = {0, 0};
-  GDA_CUDA(cudaMemcpy(c, counters, sizeof c, cudaMemcpyDeviceToHost));
+  PERF_CUDA(cudaMemcpy(c, counters, sizeof c, cudaMemcpyDeviceToHost));
   const uint32_t want_dbr = g::send_dbr_value(static_cast<uint32_t>(posted));
   if (c[0] == posted && c[1] == posted && dbr_word == want_dbr) return true;
   std::fprintf(stderr,
@@ -410,19 +400,19 @@ bool undrained_case(Context &ctx, Run &run, Scope scope, const Grid &gr, void *r
   std::vector<uint8_t> host(size_t{kNbb} * g::kWqeBB);
   for (unsigned rep = 0; rep <= ctx.opt.reps; ++rep) {  // rep 0: warm-up
     const uint64_t seed = (uint64_t{rep} << 40) ^ (uint64_t(scope) << 32) ^ uint64_t(gr.threads);
-    GDA_CUDA(cudaMemsetAsync(ring, 0, host.size(), run.st));
-    GDA_CUDA(cudaMemsetAsync(counters, 0, 2 * sizeof(uint64_t), run.st));
-    GDA_CUDA(cudaMemsetAsync(dbr, 0, 2 * sizeof(uint32_t), run.st));
-    GDA_CUDA(cudaMemcpyAsync(cq, &init, sizeof init, cudaMemcpyHostToDevice, run.st));
+    PERF_CUDA(cudaMemsetAsync(ring, 0, host.size(), run.st));
+    PERF_CUDA(cudaMemsetAsync(counters, 0, 2 * sizeof(uint64_t), run.st));
+    PERF_CUDA(cudaMemsetAsync(dbr, 0, 2 * sizeof(uint32_t), run.st));
+    PERF_CUDA(cudaMemcpyAsync(cq, &init, sizeof init, cudaMemcpyHostToDevice, run.st));
     run.reset();
     run.launch(scope, gr, q, iters, kFakeBase, seed, false, 0);
     if (!run.wait(metric, note)) xshmem_global_exit(1);  // a kernel still runs: stop the job
     if (!run.check_failure(metric, note, rep)) return false;
     const double s = run.elapsed_s();
     uint32_t dbr_word = 0;
-    GDA_CUDA(cudaMemcpy(&dbr_word, dbr + g::kSendDbr, sizeof dbr_word, cudaMemcpyDeviceToHost));
+    PERF_CUDA(cudaMemcpy(&dbr_word, dbr + g::kSendDbr, sizeof dbr_word, cudaMemcpyDeviceToHost));
     if (!check_counters(metric, note, rep, counters, dbr_word, posted)) return false;
-    GDA_CUDA(cudaMemcpy(host.data(), ring, host.size(), cudaMemcpyDeviceToHost));
+    PERF_CUDA(cudaMemcpy(host.data(), ring, host.size(), cudaMemcpyDeviceToHost));
     if (!check_ring(metric, note, rep, host, posted, seed)) return false;
     if (rep > 0) rates.push_back(static_cast<double>(posted) / s / 1e6);
   }
@@ -436,10 +426,10 @@ void gda_post_undrained(Context &ctx) {
   g::cqe_t *cq = nullptr;
   Run *run = nullptr;
   if (ctx.me == 0) {
-    GDA_CUDA(cudaMalloc(&ring, size_t{kNbb} * g::kWqeBB));
-    GDA_CUDA(cudaMalloc(&counters, 2 * sizeof(uint64_t)));
-    GDA_CUDA(cudaMalloc(&dbr, 2 * sizeof(uint32_t)));
-    GDA_CUDA(cudaMalloc(&cq, sizeof(g::cqe_t)));
+    PERF_CUDA(cudaMalloc(&ring, size_t{kNbb} * g::kWqeBB));
+    PERF_CUDA(cudaMalloc(&counters, 2 * sizeof(uint64_t)));
+    PERF_CUDA(cudaMalloc(&dbr, 2 * sizeof(uint32_t)));
+    PERF_CUDA(cudaMalloc(&cq, sizeof(g::cqe_t)));
     run = new Run;
   }
   const std::string transport = ctx.transport;
@@ -475,10 +465,10 @@ struct Mapped {
   size_t bytes = 0;
   explicit Mapped(size_t count) : bytes(count * sizeof(T)) {
     void *p = nullptr;
-    GDA_CUDA(cudaHostAlloc(&p, bytes, cudaHostAllocMapped));
+    PERF_CUDA(cudaHostAlloc(&p, bytes, cudaHostAllocMapped));
     h = static_cast<T *>(p);
     void *dp = nullptr;
-    GDA_CUDA(cudaHostGetDevicePointer(&dp, p, 0));
+    PERF_CUDA(cudaHostGetDevicePointer(&dp, p, 0));
     d = static_cast<T *>(dp);
   }
   ~Mapped() { cudaFreeHost(h); }
@@ -558,9 +548,9 @@ struct DrainedRig {
   uint64_t *target = nullptr;    // pinned host: kDrainedEntries words, then kGuardWords of poison
   ModelNic nic;
   DrainedRig() {
-    GDA_CUDA(cudaMalloc(&counters, 2 * sizeof(uint64_t)));
+    PERF_CUDA(cudaMalloc(&counters, 2 * sizeof(uint64_t)));
     void *p = nullptr;
-    GDA_CUDA(cudaMallocHost(&p, (kDrainedEntries + kGuardWords) * 8));
+    PERF_CUDA(cudaMallocHost(&p, (kDrainedEntries + kGuardWords) * 8));
     target = static_cast<uint64_t *>(p);
     // Local buffers: every address, as ibgda.cc registers them (inline writes read none).
     nic.lkeys.add({kLKey, 0, UINT64_MAX, m::kAccessLocalWrite});
@@ -619,7 +609,7 @@ bool drained_case(Context &ctx, Run &run, DrainedRig &rig, Scope scope, const Gr
     std::memset(rig.dbr.h, 0, rig.dbr.bytes);
     *rig.cq.h = invalid_cqe();
     std::memset(rig.target, kPoison, (kDrainedEntries + kGuardWords) * 8);
-    GDA_CUDA(cudaMemsetAsync(rig.counters, 0, 2 * sizeof(uint64_t), run.st));
+    PERF_CUDA(cudaMemsetAsync(rig.counters, 0, 2 * sizeof(uint64_t), run.st));
     run.reset();
     rig.nic.start(rig.ring.h, rig.dbr.h, rig.cq.h);
     run.launch(scope, gr, q, iters, base, seed, true, posted - 1);

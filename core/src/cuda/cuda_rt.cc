@@ -46,35 +46,6 @@ Gpu g_gpu;
 constexpr auto kWatchdogPeriod = std::chrono::milliseconds(10);
 constexpr int kContextCheckEvery = 1;
 
-const char *device_op_name(int32_t op) {
-  switch (op) {
-    case dev::kDevOpPut:
-      return "put";
-    case dev::kDevOpGet:
-      return "get";
-    case dev::kDevOpP:
-      return "p";
-    case dev::kDevOpG:
-      return "g";
-    case dev::kDevOpIput:
-      return "iput";
-    case dev::kDevOpIget:
-      return "iget";
-    case dev::kDevOpAtomic:
-      return "atomic";
-    case dev::kDevOpPutSignal:
-      return "put_signal";
-    case dev::kDevOpSignal:
-      return "signal";
-    case dev::kDevOpFence:
-      return "fence";
-    case dev::kDevOpQuiet:
-      return "quiet";
-    default:
-      return "call";
-  }
-}
-
 // Errors after which the CUDA context is unusable (a kernel faulted or trapped): the PE can no
 // longer take part in the job, and its peers may be waiting on it inside kernels.
 bool context_lost(cudaError_t e) {
@@ -211,7 +182,7 @@ void watchdog_main(int device) {
       }
       char call[96];
       snprintf(call, sizeof(call), "device %s (block %u,%u,%u thread %u,%u,%u)",
-               device_op_name(e->op), e->block[0], e->block[1], e->block[2], e->thread[0],
+               dev::op_name(e->op), e->block[0], e->block[1], e->block[2], e->thread[0],
                e->thread[1], e->thread[2]);
       lock.unlock();
       core::check_fail(call, "%s %s", what, detail);  // does not return

@@ -109,16 +109,7 @@ XSHMEM_HD_INLINE void failed(const state_t &s, int pe, int32_t op, int st) {
   mailbox_report(s.device_error, kDevGdaFailed, op, pe, nullptr, 0, static_cast<size_t>(st));
   __trap();
 #else
-  const char *name = op == kDevOpPut         ? "put"
-                     : op == kDevOpGet       ? "get"
-                     : op == kDevOpG         ? "g"
-                     : op == kDevOpIput      ? "iput"
-                     : op == kDevOpIget      ? "iget"
-                     : op == kDevOpAtomic    ? "atomic"
-                     : op == kDevOpPutSignal ? "put_signal"
-                     : op == kDevOpSignal    ? "signal"
-                     : op == kDevOpQuiet     ? "quiet"
-                                             : "operation";
+  const char *name = op_name(op);
   const int status = st == gda::kPostTimeout ? XSHMEM_ERR_TIMEOUT : XSHMEM_ERR_PEER_FAILED;
   if (s.on_remote_error != nullptr) s.on_remote_error(pe, name, status);
   fprintf(stderr, "xshmem: pe %d: %s to pe %d: the GDA queue %s; aborting\n", s.my_pe, name, pe,

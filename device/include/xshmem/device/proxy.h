@@ -203,32 +203,6 @@ XSHMEM_HD_INLINE bool via_rings(const state_t &s) {
 #endif
 }
 
-// The name of a device_check_op, for host lines.
-XSHMEM_HD_INLINE const char *op_name(int32_t op) {
-  switch (op) {
-    case kDevOpPut:
-      return "put";
-    case kDevOpGet:
-      return "get";
-    case kDevOpIput:
-      return "iput";
-    case kDevOpIget:
-      return "iget";
-    case kDevOpAtomic:
-      return "atomic";
-    case kDevOpPutSignal:
-      return "put_signal";
-    case kDevOpSignal:
-      return "signal";
-    case kDevOpFence:
-      return "fence";
-    case kDevOpQuiet:
-      return "quiet";
-    default:
-      return "request";
-  }
-}
-
 // A failed ring request: a GPU thread reports it through the device error mailbox and traps (see
 // the header); a host thread stops the job like a failed transport operation.
 XSHMEM_HD_INLINE void ring_check(const state_t &s, int32_t op, int pe, size_t nbytes, int st) {

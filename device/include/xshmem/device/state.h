@@ -191,6 +191,35 @@ enum device_check_op : int32_t {
   kDevOpFence,
   kDevOpQuiet,
 };
+// The name of a device_check_op, for diagnostics (the watchdog's line, a path's failure line).
+XSHMEM_HD_INLINE const char *op_name(int32_t op) {
+  switch (op) {
+    case kDevOpPut:
+      return "put";
+    case kDevOpGet:
+      return "get";
+    case kDevOpP:
+      return "p";
+    case kDevOpG:
+      return "g";
+    case kDevOpIput:
+      return "iput";
+    case kDevOpIget:
+      return "iget";
+    case kDevOpAtomic:
+      return "atomic";
+    case kDevOpPutSignal:
+      return "put_signal";
+    case kDevOpSignal:
+      return "signal";
+    case kDevOpFence:
+      return "fence";
+    case kDevOpQuiet:
+      return "quiet";
+    default:
+      return "call";
+  }
+}
 struct device_error_t {
   uint32_t claimed;  // 0 -> 1 by the reporting thread
   uint32_t ready;    // 1 once the fields below are written
