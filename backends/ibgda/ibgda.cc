@@ -96,6 +96,7 @@ struct Queue {
   g::cqe_t cqe{};        // the collapsed CQ
   alignas(8) uint64_t reserved = 0;
   alignas(8) uint64_t ready = 0;
+  alignas(8) uint64_t published = 0;
   uint32_t dbr[2] = {0, 0};
   m::queue_t q;
   ~Queue() { free(wqes); }
@@ -105,7 +106,7 @@ struct Queue {
 // reads (entries, doorbell record, CQE, retired count, result words), counters in GPU memory.
 struct DQueue {
   char *host = nullptr;          // [depth WQEBBs][64: CQE][64: dbr[2], retired][depth result words]
-  uint64_t *counters = nullptr;  // GPU memory: reserved, ready
+  uint64_t *counters = nullptr;  // GPU memory: reserved, ready, published
   m::queue_t q;
 };
 
@@ -458,7 +459,7 @@ struct queue_mem {
   uint32_t nbb;
   uint32_t *dbr;  // the doorbell record pair (send counter at kSendDbr)
   g::cqe_t *cqe;  // the collapsed CQ
-  uint64_t *reserved, *ready;
+  uint64_t *reserved, *ready, *published;
   uint64_t *results;  // the result words (GPU threads' queues), or NULL
   uint32_t *retired;  // where the NIC publishes its retired count, or NULL
 };
@@ -483,6 +484,7 @@ void bind_queue(Ctx *c, int pe, const queue_mem &mem, m::queue_t *q, g::sq_t *s)
   s->qpn = qpn;
   s->reserved = mem.reserved;
   s->ready = mem.ready;
+  s->published = mem.published;
   s->dbr = &mem.dbr[g::kSendDbr];
   s->doorbell = nullptr;  // the model polls the doorbell record
   s->cq = mem.cqe;
@@ -502,11 +504,11 @@ bool make_device_queues(Ctx *c, int pe, Peer &p) {
     auto d = std::make_unique<DQueue>();
     d->host = static_cast<char *>(c->cuda->host_alloc(bytes));
     d->counters = static_cast<uint64_t *>(
-        c->cuda->device_alloc(2 * sizeof(uint64_t), nullptr, c->setup_lane));
+        c->cuda->device_alloc(3 * sizeof(uint64_t), nullptr, c->setup_lane));
     if (!d->host || !d->counters) {
       ILOG(XSHMEM_LOG_ERROR,
            "pe %d: cannot allocate the GPU threads' queue to pe %d (%zu bytes of page-locked "
-           "host memory mapped for the GPU, 16 bytes of GPU memory)",
+           "host memory mapped for the GPU, 24 bytes of GPU memory)",
            c->my_pe, pe, bytes);
       if (d->host) c->cuda->host_free(d->host);
       if (d->counters) c->cuda->device_free(d->counters);
@@ -516,7 +518,7 @@ bool make_device_queues(Ctx *c, int pe, Peer &p) {
     auto *dbr = reinterpret_cast<uint32_t *>(d->host + ring + 64);
     uint32_t *retired = dbr + 2;
     bind_queue(c, pe,
-               queue_mem{d->host, depth, dbr, cqe, d->counters, d->counters + 1,
+               queue_mem{d->host, depth, dbr, cqe, d->counters, d->counters + 1, d->counters + 2,
                          reinterpret_cast<uint64_t *>(d->host + ring + 128), retired},
                &d->q, &dsqs[i]);
     p.watch.push_back(gp::dq_watch_t{&dbr[g::kSendDbr], retired});
@@ -565,7 +567,8 @@ Peer *make_peer(Ctx *c, int pe) {
     // Host threads give their own variables for fetched values (no result words).
     bind_queue(
         c, pe,
-        queue_mem{q->wqes, c->depth, q->dbr, &q->cqe, &q->reserved, &q->ready, nullptr, nullptr},
+        queue_mem{q->wqes, c->depth, q->dbr, &q->cqe, &q->reserved, &q->ready, &q->published,
+                  nullptr, nullptr},
         &q->q, &p->sqs[i]);
     p->queues.push_back(std::move(q));
   }

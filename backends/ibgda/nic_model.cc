@@ -389,6 +389,17 @@ uint32_t issue(queue_t &q, const key_table &local, post_fn post, void *ctx, uint
     q.head = 0;
   }
   const uint32_t producer = g::be32(__atomic_load_n(q.dbr, __ATOMIC_ACQUIRE)) & 0xFFFF;
+  // At most nbb entries are ever outstanding: a producer count further ahead of the next entry
+  // went back (a publisher's late record write landing after a later one's) or was published
+  // over entries not consumed. Either way what lies ahead is not entries: stop the queue.
+  const uint32_t ahead = (producer - q.consumer) & 0xFFFF;
+  if (ahead > q.nbb && !q.error) {
+    enter_error(q, q.consumer, op_t{}, "doorbell record", g::kSynLocalQpOp,
+                format("producer count 0x%04x is %u positions past the next entry 0x%04x, more "
+                       "than the queue's %u WQEBBs (the count went back, or was published over "
+                       "entries not consumed)",
+                       producer, ahead, q.consumer & 0xFFFF, q.nbb));
+  }
   uint32_t taken = 0;
   while (taken < max && ((producer - q.consumer) & 0xFFFF) != 0 && q.count < q.inflight.size()) {
     const uint32_t pos = q.consumer;

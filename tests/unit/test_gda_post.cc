@@ -29,7 +29,7 @@ constexpr size_t kGuard = 64;
 struct Rig {
   std::vector<uint8_t> sq = std::vector<uint8_t>(kNbb * g::kWqeBB, 0);
   g::cqe_t cqe{};
-  alignas(8) uint64_t reserved = 0, ready = 0;
+  alignas(8) uint64_t reserved = 0, ready = 0, published = 0;
   uint32_t dbr[2] = {0, 0};
   std::vector<uint8_t> remote;  // guard | words | guard
   size_t words;
@@ -59,6 +59,7 @@ struct Rig {
     s.qpn = kQpn;
     s.reserved = &reserved;
     s.ready = &ready;
+    s.published = &published;
     s.dbr = &dbr[g::kSendDbr];
     s.doorbell = nullptr;
     s.cq = &cqe;

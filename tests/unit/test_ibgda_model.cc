@@ -382,6 +382,36 @@ TEST_CASE("ibgda model: corrupted entries stop the queue with one line", "[ibgda
       m::kAccessRemoteRead | m::kAccessRemoteWrite);
 }
 
+TEST_CASE("ibgda model: a doorbell record that goes back stops the queue with one line",
+          "[ibgda_model]") {
+  Pair t(8, 8, 1024);
+  for (size_t i = 0; i < 1024; ++i) t.remote.p()[i] = static_cast<uint8_t>(xt::mix(i, 23));
+  for (int i = 0; i < 6; ++i) {
+    g::build_nop(t.slot(), t.post(i == 5));
+    ++t.posted;
+  }
+  t.ring();
+  REQUIRE(t.progress() == 6);
+  REQUIRE_FALSE(t.q.error);
+  // A write published, then a record write from an earlier publisher lands last: the count goes
+  // back by one, which reads as 65535 entries ahead.
+  g::build_write(t.slot(), t.post(true), t.remote.addr(), kRKey, t.local.addr(), kLKey, 64);
+  ++t.posted;
+  const std::vector<uint8_t> remote0(t.remote.p(), t.remote.p() + 1024);
+  t.dbr[g::kSendDbr] = g::send_dbr_value(t.posted - 2);
+  t.progress();
+  REQUIRE(t.q.error);
+  INFO(t.q.error_line);
+  CHECK(t.q.error_line.find("pe 0, queue qp 0xabcde to pe 1, send-queue position 6") !=
+        std::string::npos);
+  CHECK(t.q.error_line.find("doorbell record: producer count 0x0005 is 65535 positions past the "
+                            "next entry 0x0006, more than the queue's 8 WQEBBs") !=
+        std::string::npos);
+  CHECK(t.q.error_line.find("syndrome 0x02") != std::string::npos);
+  CHECK(std::equal(remote0.begin(), remote0.end(), t.remote.p()));  // nothing executed
+  CHECK(t.remote.guards_intact());
+}
+
 TEST_CASE("ibgda model: key table", "[ibgda_model]") {
   m::key_table k;
   REQUIRE(k.add({1, 0x1000, 0x100, m::kAccessRemoteWrite}));

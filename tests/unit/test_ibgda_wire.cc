@@ -40,7 +40,7 @@ constexpr size_t kGuard = 64;
 struct Queue {
   std::vector<uint8_t> sq = std::vector<uint8_t>(kNbb * g::kWqeBB, 0);
   g::cqe_t cqe{};
-  alignas(8) uint64_t reserved = 0, ready = 0;
+  alignas(8) uint64_t reserved = 0, ready = 0, published = 0;
   uint32_t dbr[2] = {0, 0};
   m::queue_t q;
   g::sq_t s{};
@@ -60,6 +60,7 @@ struct Queue {
     s.qpn = qpn;
     s.reserved = &reserved;
     s.ready = &ready;
+    s.published = &published;
     s.dbr = &dbr[g::kSendDbr];
     s.cq = &cqe;
     s.deadline_ns = 30ull * 1000 * 1000 * 1000;

@@ -320,6 +320,7 @@ g::sq_t make_sq(void *wqes, uint64_t *counters, uint32_t *dbr, const g::cqe_t *c
   q.qpn = kQpn;
   q.reserved = counters;
   q.ready = counters + 1;
+  q.published = counters + 2;
   q.dbr = dbr + g::kSendDbr;
   q.doorbell = nullptr;  // the NIC model polls the doorbell record; no UAR here
   q.cq = cq;
@@ -335,17 +336,18 @@ g::cqe_t invalid_cqe() {
 }
 
 // Reads the claim and publish counters and the doorbell record word; false (after a line) unless
-// reserved == ready == posted and the record holds the producer count of `posted`.
+// reserved == ready == published == posted and the record holds the producer count of `posted`.
 bool check_counters(const char *metric, const std::string &note, unsigned rep,
                     const uint64_t *counters, uint32_t dbr_word, uint64_t posted) {
-  uint64_t c[2] = {0, 0};
+  uint64_t c[3] = {0, 0, 0};
   PERF_CUDA(cudaMemcpy(c, counters, sizeof c, cudaMemcpyDeviceToHost));
   const uint32_t want_dbr = g::send_dbr_value(static_cast<uint32_t>(posted));
-  if (c[0] == posted && c[1] == posted && dbr_word == want_dbr) return true;
+  if (c[0] == posted && c[1] == posted && c[2] == posted && dbr_word == want_dbr) return true;
   std::fprintf(stderr,
                "xshmem-perf: %s (%s), launch %u: reserved %" PRIu64 ", ready %" PRIu64
-               ", doorbell record 0x%08x; expected %" PRIu64 ", %" PRIu64 ", 0x%08x\n",
-               metric, note.c_str(), rep, c[0], c[1], dbr_word, posted, posted, want_dbr);
+               ", published %" PRIu64 ", doorbell record 0x%08x; expected %" PRIu64
+               " for each, 0x%08x\n",
+               metric, note.c_str(), rep, c[0], c[1], c[2], dbr_word, posted, want_dbr);
   return false;
 }
 
@@ -401,7 +403,7 @@ bool undrained_case(Context &ctx, Run &run, Scope scope, const Grid &gr, void *r
   for (unsigned rep = 0; rep <= ctx.opt.reps; ++rep) {  // rep 0: warm-up
     const uint64_t seed = (uint64_t{rep} << 40) ^ (uint64_t(scope) << 32) ^ uint64_t(gr.threads);
     PERF_CUDA(cudaMemsetAsync(ring, 0, host.size(), run.st));
-    PERF_CUDA(cudaMemsetAsync(counters, 0, 2 * sizeof(uint64_t), run.st));
+    PERF_CUDA(cudaMemsetAsync(counters, 0, 3 * sizeof(uint64_t), run.st));
     PERF_CUDA(cudaMemsetAsync(dbr, 0, 2 * sizeof(uint32_t), run.st));
     PERF_CUDA(cudaMemcpyAsync(cq, &init, sizeof init, cudaMemcpyHostToDevice, run.st));
     run.reset();
@@ -427,7 +429,7 @@ void gda_post_undrained(Context &ctx) {
   Run *run = nullptr;
   if (ctx.me == 0) {
     PERF_CUDA(cudaMalloc(&ring, size_t{kNbb} * g::kWqeBB));
-    PERF_CUDA(cudaMalloc(&counters, 2 * sizeof(uint64_t)));
+    PERF_CUDA(cudaMalloc(&counters, 3 * sizeof(uint64_t)));
     PERF_CUDA(cudaMalloc(&dbr, 2 * sizeof(uint32_t)));
     PERF_CUDA(cudaMalloc(&cq, sizeof(g::cqe_t)));
     run = new Run;
@@ -548,7 +550,7 @@ struct DrainedRig {
   uint64_t *target = nullptr;    // pinned host: kDrainedEntries words, then kGuardWords of poison
   ModelNic nic;
   DrainedRig() {
-    PERF_CUDA(cudaMalloc(&counters, 2 * sizeof(uint64_t)));
+    PERF_CUDA(cudaMalloc(&counters, 3 * sizeof(uint64_t)));
     void *p = nullptr;
     PERF_CUDA(cudaMallocHost(&p, (kDrainedEntries + kGuardWords) * 8));
     target = static_cast<uint64_t *>(p);
@@ -609,7 +611,7 @@ bool drained_case(Context &ctx, Run &run, DrainedRig &rig, Scope scope, const Gr
     std::memset(rig.dbr.h, 0, rig.dbr.bytes);
     *rig.cq.h = invalid_cqe();
     std::memset(rig.target, kPoison, (kDrainedEntries + kGuardWords) * 8);
-    PERF_CUDA(cudaMemsetAsync(rig.counters, 0, 2 * sizeof(uint64_t), run.st));
+    PERF_CUDA(cudaMemsetAsync(rig.counters, 0, 3 * sizeof(uint64_t), run.st));
     run.reset();
     rig.nic.start(rig.ring.h, rig.dbr.h, rig.cq.h);
     run.launch(scope, gr, q, iters, base, seed, true, posted - 1);

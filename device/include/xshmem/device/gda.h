@@ -8,11 +8,16 @@
 //      then take consecutive positions in lane order). A claim waits while it would overwrite an
 //      entry the NIC has not consumed yet (flow control from the completion queue, 3);
 //   2. publish: the thread writes its entries, then waits until every earlier position is
-//      published (`ready` equals its first position) and moves `ready` past its own, so the
-//      entries become visible to the NIC in position order whatever order the threads write in.
-//      The thread that publishes writes the doorbell record (the producer count) and rings the
-//      doorbell (a UAR store; none for the software NIC model, which polls the record); a claim
-//      of several entries costs one doorbell (batched doorbells);
+//      published (`ready` equals its first position), so the entries become visible to the NIC
+//      in position order whatever order the threads write in. It then moves `published` past its
+//      claim, writes the doorbell record (the producer count), rings the doorbell (a UAR store;
+//      none for the software NIC model, which polls the record), and only then moves `ready`
+//      past its claim, handing the queue to the next claim's thread. The record's writes are
+//      thus ordered by the hand-off: the NIC never sees the producer count go back (with
+//      `ready` moved first, a publisher's late record write could land after its successor's
+//      and take the count back, and the NIC would read entries not yet written: seen on an H100
+//      with 32768 posting threads). A claim of several entries costs one doorbell (batched
+//      doorbells);
 //   3. completions are selective: an entry asks for a CQE when it is the last of its claim and
 //      its claim crosses a multiple of nbb / 4 (so the NIC reports progress at least four times
 //      per pass of the queue), and `quiet` posts one signaled NOP. The CQ is collapsed: one entry
@@ -49,6 +54,8 @@ struct sq_t {
   uint64_t deadline_ns;  // 0: waits have no deadline; else a wait longer fails
   uint64_t *results;     // [nbb] words the NIC writes, where position p's fetched value lands
                          // (p % nbb; GPU threads' queues), or NULL: posters give their own
+  uint64_t *published;   // positions below it may be in the doorbell record: never below a
+                         // producer count the NIC has seen (ready <= published)
 };
 
 // What a post reports.
@@ -59,22 +66,24 @@ enum post_status_t : int {
 };
 
 // How many positions have completed (every entry below *done), from the collapsed CQE. The CQE
-// is read before `ready` (positions the NIC completed are below any later count of published
-// ones), which gives the 16-bit wqe_counter its full position. false when the CQE is an error
-// CQE: *done is then the failed entry's position.
+// is read before `published` (positions the NIC completed are below any later count of
+// published ones: the NIC completes only what a doorbell record showed it, and `published` is
+// written before the record), which gives the 16-bit wqe_counter its full position. false when
+// the CQE is an error CQE: *done is then the failed entry's position.
 XSHMEM_HD_INLINE bool completed(const sq_t &q, uint64_t *done) {
   const volatile cqe_t *e = q.cq;
   const uint8_t own = e->op_own;
   atomic::fence();
   const uint16_t idx = be16(e->wqe_counter);
-  const uint64_t ready = atomic::load(q.ready, atomic::acquire);
+  const uint64_t published = atomic::load(q.published, atomic::acquire);
   const uint8_t op = static_cast<uint8_t>(own >> 4);
-  if (op == kCqeInvalid || ready == 0) {  // nothing completed yet
+  if (op == kCqeInvalid || published == 0) {  // nothing completed yet
     *done = 0;
     return true;
   }
-  // The full position of entry idx: the one below `ready` with these low 16 bits.
-  const uint64_t pos = ready - 1 - static_cast<uint16_t>(static_cast<uint16_t>(ready - 1) - idx);
+  // The full position of entry idx: the one below `published` with these low 16 bits.
+  const uint64_t pos =
+      published - 1 - static_cast<uint16_t>(static_cast<uint16_t>(published - 1) - idx);
   if (op == kCqeReqErr || op == kCqeRespErr) {
     *done = pos;
     return false;
@@ -164,15 +173,16 @@ XSHMEM_HD_INLINE int publish(const sq_t &q, uint64_t first, uint32_t n) {
     relax();
   }
   const uint64_t end = first + n;
-  atomic::fence();  // the entries before the count that publishes them
-  atomic::store(q.ready, end, atomic::release);
-  // The record may be written by several publishers in turn: each writes a larger count, in
-  // publication order (the ready hand-off orders them).
+  atomic::fence();  // the entries before the counts that publish them
+  atomic::store(q.published, end, atomic::relaxed);
+  // The record (release: after the entries and `published`), the doorbell, then the hand-off:
+  // the next publisher's record write follows this one's.
   atomic::store(q.dbr, send_dbr_value(static_cast<uint32_t>(end)), atomic::release);
   if (q.doorbell != nullptr) {
     atomic::fence();
     atomic::store(q.doorbell, *static_cast<const uint64_t *>(slot(q, end - 1)), atomic::relaxed);
   }
+  atomic::store(q.ready, end, atomic::release);
   return kPostOk;
 }
 
@@ -197,7 +207,7 @@ XSHMEM_HD_INLINE int wait_done(const sq_t &q, uint64_t pos, uint64_t *failed_pos
 // the queue is in error.
 XSHMEM_HD_INLINE bool drained(const sq_t &q) {
   uint64_t done = 0;
-  return completed(q, &done) && done >= atomic::load(q.ready, atomic::acquire);
+  return completed(q, &done) && done >= atomic::load(q.published, atomic::acquire);
 }
 
 // Quiet of the queue: posts a signaled NOP and waits until it has completed (every earlier entry
