@@ -14,6 +14,7 @@
 #include "config.h"
 #include "log.h"
 #include "runtime.h"
+#include "runtime_internal.h"
 
 namespace xshmem::core {
 
@@ -75,14 +76,27 @@ void check_symmetric(const char *call, const char *arg, const void *addr, size_t
   if (bytes == 0 || !checks_enabled()) return;
   const dev::state_t &s = state();
   if (!dev::in_heap(s, addr, bytes)) [[unlikely]] {
+    if (dev::in_globals(s, addr, 1)) {
+      check_fail(call,
+                 "%s %p + %zu bytes runs past the end of the executable's global data (%p, %zu "
+                 "bytes)",
+                 arg, addr, bytes, reinterpret_cast<const void *>(s.globals_base), s.globals_size);
+    }
     if (dev::in_heap(s, addr, 1)) {
       check_fail(call,
                  "%s %p + %zu bytes runs past the end of the symmetric heap (heap %p, %zu bytes)",
                  arg, addr, bytes, reinterpret_cast<const void *>(s.heap_base), s.heap_size);
     }
+    const globals::Segment &exe = g_rt.exe_data;
+    if (exe.contains(addr)) {
+      check_fail(call,
+                 "%s %p is a global or static variable, which is not symmetric here: %s; pass "
+                 "memory from xshmem_malloc",
+                 arg, addr, g_rt.globals_why.c_str());
+    }
     check_fail(call,
-               "%s %p is not a symmetric address (not in the symmetric heap); pass memory from "
-               "xshmem_malloc",
+               "%s %p is not a symmetric address (not in the symmetric heap nor the "
+               "executable's global data); pass memory from xshmem_malloc",
                arg, addr);
   }
 }

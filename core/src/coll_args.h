@@ -32,9 +32,8 @@ struct Arg {
 // zero length, accepted by the range checks): offsets, not addresses, are symmetric.
 inline int64_t offset_of(const void *p) {
   const dev::state_t &s = state();
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  if (p == nullptr || a < s.heap_base || a - s.heap_base >= s.heap_size) return -1;
-  return static_cast<int64_t>(a - s.heap_base);
+  if (p == nullptr || !dev::in_heap(s, p, 1)) return -1;
+  return static_cast<int64_t>(dev::heap_offset(s, p));
 }
 
 // A hash of the call's name: the first argument agreed on, so PEs in different collectives on

@@ -62,6 +62,10 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
      "Bytes of symmetric heap reserved on each PE; raise it when xshmem_malloc runs out of "
      "space. A value that does not parse or overflows, 0, or more than 1E stops init with an "
      "error."},
+    {"XSHMEM_SYMMETRIC_GLOBALS", XSHMEM_CONFIG_BOOL, "1", nullptr,
+     "CPU PEs (host heaps): the executable's global and static variables are symmetric objects "
+     "(OpenSHMEM), backed by the heap's shared pages from init to the last finalize. 0 leaves "
+     "them private (RMA on them is then a checked-mode error)."},
     {"XSHMEM_HEAP", XSHMEM_CONFIG_ENUM, "auto", "auto,host,device",
      "Where the symmetric heap lives: device (GPU memory), host (shared host memory, CPU PEs), or "
      "auto (device when a GPU is usable)."},

@@ -164,7 +164,23 @@ Status HeapMemory::create_host(size_t size) {
   return XSHMEM_SUCCESS;
 }
 
+Status HeapMemory::attach_globals(const globals::Segment &seg, size_t offset) {
+  if (on_device() || fd_ < 0 || offset + seg.size > size_) return XSHMEM_ERR_INTERNAL;
+  XSHMEM_CHECK(globals::attach(seg, fd_, offset));
+  globals_ = seg;
+  globals_offset_ = offset;
+  return XSHMEM_SUCCESS;
+}
+
 void HeapMemory::release() {
+  if (globals_) {
+    // The program keeps its globals after finalize: back to private memory, contents kept. A
+    // failure leaves them on the heap's pages (the memfd lives on in that mapping): still
+    // correct for this process.
+    (void)globals::detach(globals_);
+    globals_ = {};
+    globals_offset_ = 0;
+  }
   if (on_device()) {
     release_device();
     return;
@@ -254,6 +270,8 @@ void *alloc_collective(const char *call, size_t size, size_t align, bool zero) {
 // Validates `ptr` for free/realloc and returns its offset.
 size_t checked_offset(const char *call, void *ptr) {
   const auto &s = state();
+  if (xshmem::dev::in_globals(s, ptr, 0))
+    check_fail(call, "ptr %p is a global variable, not a symmetric allocation", ptr);
   if (!xshmem::dev::in_heap(s, ptr, 0) ||
       ptr == reinterpret_cast<void *>(s.heap_base + s.heap_size))
     check_fail(call, "ptr %p is not a symmetric allocation (not in the symmetric heap)", ptr);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <xshmem/plugin/transport_v1.h>
+#include "globals.h"
 #include "status.h"
 
 namespace xshmem::core {
@@ -88,12 +89,20 @@ class HeapMemory {
   size_t committed() const { return on_device() ? committed_ : size_; }
   const std::vector<Chunk> &chunks() const { return chunks_; }
   xshmem_mem_region_v1_t region() const;
+  // Host heaps created with room for it: backs the executable's data with the heap's pages from
+  // `offset` on (the globals window, globals.h); release() gives the data back to private
+  // memory first.
+  Status attach_globals(const globals::Segment &seg, size_t offset);
+  const globals::Segment &globals() const { return globals_; }
+  size_t globals_offset() const { return globals_offset_; }
 
  private:
   void release_device();  // cuda/
   void *base_ = nullptr;
   size_t size_ = 0;
   int fd_ = -1;
+  globals::Segment globals_;  // attached, or empty
+  size_t globals_offset_ = 0;
   // Device heaps.
   int device_ = -1;
   size_t granularity_ = 0, chunk_size_ = 0, committed_ = 0;

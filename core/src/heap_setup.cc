@@ -25,6 +25,7 @@
 #include "config.h"
 #include "cuda/cuda_rt.h"
 #include "device_api.h"
+#include "globals.h"
 #include "heap.h"
 #include "log.h"
 #include "nics.h"
@@ -152,25 +153,64 @@ Status create_heap() {
     return XSHMEM_ERR_INVALID;
   }
   size_t size = (user + page - 1) / page * page + internal;
+  // The executable's data becomes symmetric on host heaps (globals.h): the heap's memfd gets a
+  // window of its size after the heap. Every PE must run the same executable (the same segment
+  // size and link address), or no PE gets the window.
+  g_rt.exe_data = globals::find_executable(&g_rt.globals_why);
+  const bool want_globals = !plan.device && config::get_bool("XSHMEM_SYMMETRIC_GLOBALS");
+  struct SizeCard {
+    uint64_t size, globals_size, globals_link;
+  } my{size, want_globals ? g_rt.exe_data.size : 0, g_rt.exe_data.link_addr};
   // Every PE must have the same heap size, or offsets would not be symmetric.
-  std::vector<uint64_t> sizes(g_rt.job.n_pes);
-  uint64_t my = size;
-  XSHMEM_CHECK(oob_allgather(&my, sizes.data(), sizeof(my)));
-  for (int pe = 0; pe < g_rt.job.n_pes; ++pe)
-    if (sizes[pe] != my) {
+  std::vector<SizeCard> cards(g_rt.job.n_pes);
+  XSHMEM_CHECK(oob_allgather(&my, cards.data(), sizeof(my)));
+  bool globals_alike = true;
+  int globals_odd = -1;
+  for (int pe = 0; pe < g_rt.job.n_pes; ++pe) {
+    if (cards[pe].size != my.size) {
       XLOG_ERROR(kSubsys,
                  "symmetric heap sizes differ: pe %d has %llu bytes, pe %d has %llu; set "
                  "XSHMEM_SYMMETRIC_SIZE alike on every PE",
-                 g_rt.job.my_pe, static_cast<unsigned long long>(my), pe,
-                 static_cast<unsigned long long>(sizes[pe]));
+                 g_rt.job.my_pe, static_cast<unsigned long long>(my.size), pe,
+                 static_cast<unsigned long long>(cards[pe].size));
       return XSHMEM_ERR_INVALID;
     }
+    if (cards[pe].globals_size == 0 || cards[pe].globals_size != cards[0].globals_size ||
+        cards[pe].globals_link != cards[0].globals_link) {
+      globals_alike = false;
+      if (globals_odd < 0) globals_odd = pe;
+    }
+  }
+  if (plan.device) {
+    g_rt.globals_why = "the heap is in GPU memory (globals are symmetric on CPU PEs only)";
+  } else if (!want_globals) {
+    g_rt.globals_why = "XSHMEM_SYMMETRIC_GLOBALS=0";
+  } else if (!globals_alike && my.globals_size != 0) {
+    char why[192];
+    snprintf(why, sizeof why,
+             "pe %d's executable data differs from pe 0's (%llu bytes linked at %#llx here): "
+             "every PE must run the same executable",
+             globals_odd, static_cast<unsigned long long>(my.globals_size),
+             static_cast<unsigned long long>(my.globals_link));
+    g_rt.globals_why = why;
+    XLOG_WARN(kSubsys, "global variables are not symmetric: %s", why);
+  } else if (!globals_alike) {
+    XLOG_WARN(kSubsys, "global variables are not symmetric: %s", g_rt.globals_why.c_str());
+  }
   if (!plan.device) {
-    XSHMEM_CHECK(g_rt.heap.create_host(size));
+    const size_t window = globals_alike ? g_rt.exe_data.size : 0;
+    XSHMEM_CHECK(g_rt.heap.create_host(size + window));
     g_rt.alloc.reset(size);
     auto off = g_rt.alloc.alloc(internal, page);  // offset 0: the runtime's internal region
     if (!off || *off != 0) return XSHMEM_ERR_INTERNAL;
     memset(g_rt.heap.base(), 0, internal);
+    if (window != 0) {
+      Status st = g_rt.heap.attach_globals(g_rt.exe_data, size);
+      if (!all_ok(st.ok())) return st.ok() ? XSHMEM_ERR_IO : st;
+      g_rt.globals_why.clear();
+      XLOG_INFO(kSubsys, "global variables are symmetric: the executable's data, %zu bytes at %p",
+                window, reinterpret_cast<void *>(g_rt.exe_data.base));
+    }
     return XSHMEM_SUCCESS;
   }
   // GPU heap: reserve it all, commit only what the internal region needs (the rest comes with

@@ -25,6 +25,8 @@ void *xshmem_ptr(const void *dest, int pe) {
   xc::check_init("xshmem_ptr");
   const xd::state_t &s = xc::state();
   if (!valid_pe(s, pe) || !xd::in_heap(s, dest, 1)) return nullptr;
+  // This PE's own global: its own address (the heap's window holds the same pages).
+  if (pe == s.my_pe && xd::in_globals(s, dest, 1)) return const_cast<void *>(dest);
   return xd::ptr(s, const_cast<void *>(dest), pe);
 }
 

@@ -121,6 +121,11 @@ Status build_state() {
   s.n_pes = g_rt.job.n_pes;
   s.heap_base = reinterpret_cast<uintptr_t>(g_rt.heap.base());
   s.heap_size = g_rt.heap.size();
+  if (const globals::Segment &g = g_rt.heap.globals()) {
+    s.globals_base = g.base;
+    s.globals_size = g.size;
+    s.globals_offset = g_rt.heap.globals_offset();
+  }
   // On a GPU heap the host reaches its LSA peers by copies and kernels (HOST_CE); the device's
   // copy keeps LSA (publish).
   const bool heap_in_gpu = heap_on_device();

@@ -56,6 +56,10 @@ struct Runtime {
   // Heap.
   HeapMemory heap;
   Allocator alloc;
+  // The executable's writable data (globals.h), found at init whether or not it is symmetric
+  // (checked mode names a global that is not), and why it is not (empty when it is).
+  globals::Segment exe_data;
+  std::string globals_why;
   // Transports and the path state.
   std::vector<ActiveTransport> transports;
   std::vector<dev::peer_t> peers;

@@ -36,7 +36,7 @@ function(xt_ib_entry group np env filter timeout)
     LABELS "conformance;${group};np${np};ibgda_model")
 endfunction()
 
-foreach(group rma amo sig p2p ord team coll coll_move coll_reduce ctx stress err init mem)
+foreach(group rma amo sig p2p ord team coll coll_move coll_reduce ctx stress err init mem globals)
   foreach(np 2 3 4)
     set(env "")
     if(group STREQUAL "stress")

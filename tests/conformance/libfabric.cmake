@@ -49,7 +49,7 @@ function(xt_lf_entry group np provider row env filter timeout)
 endfunction()
 
 # Every group at 2, 3 and 4 PEs over tcp (and 2 over sockets when asked for).
-set(XT_LF_GROUPS rma amo sig p2p ord team coll coll_move coll_reduce ctx stress err init mem)
+set(XT_LF_GROUPS rma amo sig p2p ord team coll coll_move coll_reduce ctx stress err init mem globals)
 # STR-01 sends its atomics to PE 0 through PE 0's progress thread: with 10^6 of them its case
 # took 80-90 s at 4 PEs on the idle 2-core machine and passed the 120 s case deadline in a loaded
 # CI run. The 2-PE tcp row keeps the matrix's 10^6 (CONFORMANCE.md STR-01); the 3- and 4-PE

@@ -26,7 +26,7 @@
 // it was compiled against (XSHMEMI_REGISTER_DEVICE_STATE_SINK, <xshmem/device/cuda_api.h>), and
 // the runtime refuses a unit compiled against another layout, with one line naming it, before
 // any of its kernels can read the table. 0 stands for units built before layouts were numbered.
-#define XSHMEM_DEVICE_STATE_LAYOUT 4
+#define XSHMEM_DEVICE_STATE_LAYOUT 5
 // The layout this translation unit is compiled against: XSHMEM_DEVICE_STATE_LAYOUT, unless a
 // test builds a unit as if compiled against another (-DXSHMEM_DEVICE_STATE_LAYOUT_OVERRIDE=N).
 #if defined(XSHMEM_DEVICE_STATE_LAYOUT_OVERRIDE)
@@ -339,17 +339,45 @@ struct state_t {
   // how many: the host's list, and in the device's copy the same list in GPU memory.
   int32_t n_gda_peers = 0;
   const int32_t *gda_peers = nullptr;
+  // (layout 5) Host heaps: the executable's global data, symmetric (core/src/globals.h): the
+  // addresses [globals_base, globals_base + globals_size) are the heap's window at offset
+  // globals_offset. Sizes 0 (GPU heaps, XSHMEM_SYMMETRIC_GLOBALS=0): no window.
+  uintptr_t globals_base = 0;
+  size_t globals_size = 0;
+  size_t globals_offset = 0;
 };
 
-// Offset of a symmetric address; the same on every PE.
-XSHMEM_HD_INLINE uintptr_t heap_offset(const state_t &s, const void *sym) {
-  return reinterpret_cast<uintptr_t>(sym) - s.heap_base;
+// Whether [sym, sym+n) lies inside the executable's global data, symmetric on host heaps (never
+// on the device: GPU heaps have no globals window).
+XSHMEM_HD_INLINE bool in_globals(const state_t &s, const void *sym, size_t n) {
+#if defined(__CUDA_ARCH__)
+  (void)s, (void)sym, (void)n;
+  return false;
+#else
+  const uintptr_t g = reinterpret_cast<uintptr_t>(sym) - s.globals_base;
+  return g < s.globals_size && n <= s.globals_size - g;
+#endif
 }
 
-// Whether [sym, sym+n) lies inside this PE's symmetric heap.
+// Offset of a symmetric address; the same on every PE. A global of the executable (host heaps)
+// is at its place in the heap's globals window: one subtraction and a compare that is false on
+// heap addresses (and always with no window).
+XSHMEM_HD_INLINE uintptr_t heap_offset(const state_t &s, const void *sym) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(sym);
+#if !defined(__CUDA_ARCH__)
+  const uintptr_t g = a - s.globals_base;
+  if (__builtin_expect(g < s.globals_size, 0)) return s.globals_offset + g;
+#endif
+  return a - s.heap_base;
+}
+
+// Whether [sym, sym+n) lies inside this PE's symmetric heap, or (host heaps) inside the
+// executable's symmetric global data.
 XSHMEM_HD_INLINE bool in_heap(const state_t &s, const void *sym, size_t n) {
   uintptr_t a = reinterpret_cast<uintptr_t>(sym);
-  return a >= s.heap_base && a - s.heap_base <= s.heap_size && n <= s.heap_size - (a - s.heap_base);
+  if (a >= s.heap_base && a - s.heap_base <= s.heap_size && n <= s.heap_size - (a - s.heap_base))
+    return true;
+  return in_globals(s, sym, n);
 }
 
 // A peer's entry of the table, path and base in one 16-byte load. On the device the load is a
