@@ -15,6 +15,7 @@ libdir=$(ls -d "$prefix"/lib "$prefix"/lib/*-linux-gnu 2>/dev/null | while read 
   [ -e "$d/libxshmem.so" ] && echo "$d"; done | head -1)
 [ -n "$libdir" ] || fail "no libxshmem.so under $prefix/lib"
 for f in include/xshmem/xshmem.h include/xshmem/xshmemx.h include/xshmem/types.h \
+         include/shmem.h include/shmemx.h include/pshmem.h include/xshmem/compat_api.h \
          include/xshmem/device/state.h include/xshmem/device/proxy.h include/xshmem/device/proxy_ring.h \
          include/xshmem/plugin/transport_v1.h include/xshmem/plugin/services_v1.h \
          include/xshmem/plugin/bootstrap_v1.h include/xshmem/plugin/common.h \
@@ -27,11 +28,19 @@ for f in libxshmem.so xshmem/libxshmem_transport_hostshm.so xshmem/libxshmem_boo
   [ -e "$libdir/$f" ] || fail "$libdir/$f is missing"
 done
 # No header of the SDK may include a header that is not installed.
-for h in "$prefix"/include/xshmem/*.h "$prefix"/include/xshmem/*/*.h; do
+for h in "$prefix"/include/*.h "$prefix"/include/xshmem/*.h "$prefix"/include/xshmem/*/*.h; do
   grep -ho '#include <xshmem/[^>]*>' "$h" | sed 's/#include <\(.*\)>/\1/' | while read -r inc; do
     [ -e "$prefix/include/$inc" ] || echo "missing $inc (included by $h)"
   done
 done | grep . && fail "an installed header includes a header that is not installed"
+# An OpenSHMEM program compiles against the prefix alone (#include <shmem.h>, C11 and C++).
+printf '#include <shmem.h>\n#include <pshmem.h>\n#include <shmemx.h>\nint main(void) { shmem_init(); long x = 0; shmem_p(&x, 1L, 0); pshmem_finalize(); return 0; }\n' >"$prefix.shmem.c"
+cp "$prefix.shmem.c" "$prefix.shmem.cc"
+"${CC:-cc}" -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$prefix/include" "$prefix.shmem.c" ||
+  fail "a C11 program with #include <shmem.h> does not compile against $prefix/include"
+"${CXX:-c++}" -Wall -Wextra -Werror -fsyntax-only -I"$prefix/include" "$prefix.shmem.cc" ||
+  fail "a C++ program with #include <shmem.h> does not compile against $prefix/include"
+echo "sdk.install: shmem.h, pshmem.h, shmemx.h compile from the prefix (C11, C++)"
 # The tools run from the prefix alone: RUNPATH, not LD_LIBRARY_PATH.
 for t in xshmem-run xshmem-info xshmem-perf; do
   rp=$(readelf -d "$prefix/bin/$t" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p;s/.*(RPATH).*\[\(.*\)\]/\1/p')
