@@ -565,11 +565,10 @@ Peer *make_peer(Ctx *c, int pe) {
     if (posix_memalign(&q->wqes, 64, size_t(c->depth) * g::kWqeBB) != 0) return nullptr;
     memset(q->wqes, 0, size_t(c->depth) * g::kWqeBB);
     // Host threads give their own variables for fetched values (no result words).
-    bind_queue(
-        c, pe,
-        queue_mem{q->wqes, c->depth, q->dbr, &q->cqe, &q->reserved, &q->ready, &q->published,
-                  nullptr, nullptr},
-        &q->q, &p->sqs[i]);
+    bind_queue(c, pe,
+               queue_mem{q->wqes, c->depth, q->dbr, &q->cqe, &q->reserved, &q->ready, &q->published,
+                         nullptr, nullptr},
+               &q->q, &p->sqs[i]);
     p->queues.push_back(std::move(q));
   }
   gp::peer_handle_t &h = p->handle;

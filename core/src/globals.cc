@@ -19,7 +19,9 @@ namespace {
 
 constexpr const char *kSubsys = "globals";
 
-size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+size_t page_size() {
+  return static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
 
 struct Range {
   uintptr_t lo, hi;  // [lo, hi)

@@ -40,9 +40,7 @@ struct Segment {
   // every PE that runs the same executable, whatever the load address.
   uint64_t link_addr = 0;
   explicit operator bool() const { return size != 0; }
-  bool contains(const void *p) const {
-    return reinterpret_cast<uintptr_t>(p) - base < size;
-  }
+  bool contains(const void *p) const { return reinterpret_cast<uintptr_t>(p) - base < size; }
 };
 
 // Finds the main executable's writable segment. An empty segment, with `why` saying why, when

@@ -118,8 +118,8 @@ TEST_CASE("GLOB-01 rma_on_globals: put, get, p, g, iput, nbi to .data, .bss and 
     xshmem_barrier_all();
     size_t bad = 0;
     for (size_t i = 0; i < 300; ++i) {
-      uint64_t want = i % 3 == 0 ? xt::value<uint64_t>(left, me, i / 3, iter, 4)
-                                 : 0xA5A5A5A5A5A5A5A5ull;
+      uint64_t want =
+          i % 3 == 0 ? xt::value<uint64_t>(left, me, i / 3, iter, 4) : 0xA5A5A5A5A5A5A5A5ull;
       bad += g_bss.v[i] != want;
     }
     CHECK(bad == 0);
@@ -201,7 +201,7 @@ TEST_CASE("GLOB-04 collectives_on_globals: broadcast, fcollect, alltoall, sum_re
           "[GLOB-04]") {
   const int me = xt::me(), n = xt::npes();
   constexpr size_t kC = 32, kBlk = 4;  // broadcast/reduce elements; fcollect/alltoall block
-  REQUIRE(size_t(n) * kBlk <= kC);    // g_src holds a block for every PE
+  REQUIRE(size_t(n) * kBlk <= kC);     // g_src holds a block for every PE
   for (uint64_t iter = 0; iter < 2; ++iter) {
     const int root = int(iter) % n;
     xt::note("GLOB-04 iteration %llu", static_cast<unsigned long long>(iter));
@@ -234,8 +234,7 @@ TEST_CASE("GLOB-04 collectives_on_globals: broadcast, fcollect, alltoall, sum_re
     xshmem_barrier_all();
     CHECK(xshmem_int64_sum_reduce(XSHMEM_TEAM_WORLD, g_dst, g_src, kC) == 0);
     size_t bad = 0;
-    for (size_t i = 0; i < kC; ++i)
-      bad += g_dst[i] != int64_t(n) * (n + 1) / 2 * int64_t(i + iter);
+    for (size_t i = 0; i < kC; ++i) bad += g_dst[i] != int64_t(n) * (n + 1) / 2 * int64_t(i + iter);
     CHECK(bad == 0);
     xshmem_barrier_all();
   }
@@ -255,7 +254,8 @@ TEST_CASE("GLOB-05 ptr_on_globals: xshmem_ptr gives a load/store address of a pe
   auto *theirs = static_cast<uint64_t *>(xshmem_ptr(&g_flag, right));
   CHECK((theirs != nullptr) == lsa);
   CHECK(xshmem_addr_accessible(&g_flag, right) == 1);
-  if (theirs != nullptr) *reinterpret_cast<volatile uint64_t *>(theirs) = 0xF00D0000ull + uint64_t(me);
+  if (theirs != nullptr)
+    *reinterpret_cast<volatile uint64_t *>(theirs) = 0xF00D0000ull + uint64_t(me);
   xshmem_barrier_all();
   if (theirs != nullptr) CHECK(g_flag == 0xF00D0000ull + uint64_t(left));
   // Past the end of the executable's data: not symmetric.

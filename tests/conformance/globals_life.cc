@@ -11,18 +11,18 @@
 
 namespace {
 
-long g_value = 5;      // .data
-long g_array[4096];    // .bss, more than a page
+long g_value = 5;    // .data
+long g_array[4096];  // .bss, more than a page
 int g_failures = 0;
 
-#define EXPECT(cond, ...)                                                 \
-  do {                                                                    \
-    if (!(cond)) {                                                        \
-      ++g_failures;                                                       \
+#define EXPECT(cond, ...)                                                      \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      ++g_failures;                                                            \
       fprintf(stderr, "globals_life: FAILED %s (line %d): ", #cond, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                                       \
-      fprintf(stderr, "\n");                                              \
-    }                                                                     \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fprintf(stderr, "\n");                                                   \
+    }                                                                          \
   } while (0)
 
 // Lines of /proc/self/maps that map the heap's memfd ("xshmem-heap").
@@ -46,8 +46,7 @@ void round_trip(int round) {
   EXPECT(g_value == 1000L * round + left, "round %d: g_value %ld, expected %ld from pe %d", round,
          g_value, 1000L * round + left, left);
   for (int i = 0; i < 4096; i += 511)
-    EXPECT(g_array[i] == 77L * round + i + left, "round %d: g_array[%d] %ld", round, i,
-           g_array[i]);
+    EXPECT(g_array[i] == 77L * round + i + left, "round %d: g_array[%d] %ld", round, i, g_array[i]);
   xshmem_barrier_all();
 }
 
@@ -82,8 +81,7 @@ int main() {
   xshmem_barrier_all();
   round_trip(2);
   xshmem_finalize();
-  EXPECT(heap_mappings() == 0, "%d heap mappings left after the second finalize",
-         heap_mappings());
+  EXPECT(heap_mappings() == 0, "%d heap mappings left after the second finalize", heap_mappings());
   if (g_failures == 0) printf("globals_life: pe %d: all checks passed\n", me);
   return g_failures == 0 ? 0 : 1;
 }
