@@ -122,6 +122,9 @@ Status build_state() {
   s.heap_base = reinterpret_cast<uintptr_t>(g_rt.heap.base());
   s.heap_size = g_rt.heap.size();
   if (const globals::Segment &g = g_rt.heap.globals()) {
+    // The heap's region ends with the globals window; the window is reached through the
+    // globals' own addresses only (heap_offset), never as heap addresses past the heap's end.
+    s.heap_size = g_rt.heap.globals_offset();
     s.globals_base = g.base;
     s.globals_size = g.size;
     s.globals_offset = g_rt.heap.globals_offset();
