@@ -767,6 +767,25 @@ XSHMEMI_D void xshmemx_sync_all_warp(void) {
   xshmem::dev::sync_all_warp(XSHMEMI_DS);
 }
 
+// ---- Distributed locks (<xshmem/device/lock.h>) -------------------------------------------------
+// Thread scope: any number of threads, of any PEs and kernels and of host code, may contend for
+// one lock; each holder is the calling thread (a warp or block takes the lock through one of its
+// threads and shares the critical section itself). A thread that waits for a lock whose holder
+// cannot run (a block of the same kernel that is not resident) deadlocks.
+#include <xshmem/device/lock.h>
+extern "C" void xshmemi_h_set_lock(long *);
+extern "C" int xshmemi_h_test_lock(long *);
+extern "C" void xshmemi_h_clear_lock(long *);
+XSHMEMI_HD void xshmem_set_lock(long *lock) {
+  XSHMEMI_SEL(xshmem::dev::set_lock(XSHMEMI_DS, lock), xshmemi_h_set_lock(lock));
+}
+XSHMEMI_HD int xshmem_test_lock(long *lock) {
+  return XSHMEMI_SEL(xshmem::dev::test_lock(XSHMEMI_DS, lock), xshmemi_h_test_lock(lock));
+}
+XSHMEMI_HD void xshmem_clear_lock(long *lock) {
+  XSHMEMI_SEL(xshmem::dev::clear_lock(XSHMEMI_DS, lock), xshmemi_h_clear_lock(lock));
+}
+
 // ---- Contexts (begin) ---------------------------------------------------------------------------
 // The ctx forms: `pe` is numbered in the context's team, which the handle carries
 // (<xshmem/device/ctx.h>), so device code translates it with the team table of the device state;
