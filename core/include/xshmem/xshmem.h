@@ -424,6 +424,23 @@ int xshmem_longdouble_alltoalls(xshmem_team_t team, long double *dest, const lon
 /* ---- end collectives: data movement ---- */
 #endif /* XSHMEM_DEVICE_API */
 
+/* ---- collectives: complex reductions ---- */
+/* xshmem_complexd_sum_reduce, _prod_reduce, and the complexf pair (OpenSHMEM 1.5 team reduction
+ * table): as the reductions above, on xshmem_complexd_t / xshmem_complexf_t (double _Complex and
+ * float _Complex, <xshmem/types.h>). sum adds real and imaginary parts; prod is the textbook
+ * product (ac - bd, ad + bc) in team order, without C's Annex G recovery of infinities, the same
+ * rounding on host and GPU (no fused multiply-add). In kernels the thread, _warp and _block
+ * forms too. */
+#define XSHMEM_HAVE_COMPLEX_REDUCE 1
+#ifndef XSHMEM_DEVICE_API
+#define XSHMEM_DECL_REDUCE_COMPLEX(T, N)                                                     \
+  int xshmem_##N##_sum_reduce(xshmem_team_t team, T *dest, const T *source, size_t nreduce); \
+  int xshmem_##N##_prod_reduce(xshmem_team_t team, T *dest, const T *source, size_t nreduce);
+XSHMEM_REDUCE_COMPLEX_TYPES(XSHMEM_DECL_REDUCE_COMPLEX)
+#undef XSHMEM_DECL_REDUCE_COMPLEX
+#endif /* XSHMEM_DEVICE_API */
+/* ---- end collectives: complex reductions ---- */
+
 /* ---- Distributed locks (OpenSHMEM 1.5) -----------------------------------------------------
  * `lock` is a symmetric long that the program sets to 0 on every PE before any PE uses it (a
  * barrier between); the calls are not collective. Holders are served in the order they asked (a

@@ -1328,6 +1328,34 @@ XSHMEM_REDUCE_ARITH_TYPES_NO_LD(XSHMEMI_RED_ARITH)
 #undef XSHMEMI_RED_ARITH
 #undef XSHMEMI_RED_BIT
 #undef XSHMEMI_RED
+// The complex reductions (sum, prod): the _Complex arrays folded as complex_t, their layout.
+#define XSHMEMI_RED_CPLX_OP(T, N, OP, CODE)                                                    \
+  extern "C" int xshmemi_h_##N##_##OP(xshmem_team_t, T *, const T *, size_t);                  \
+  XSHMEMI_HD int xshmem_##N##_##OP(xshmem_team_t team, T *dest, const T *source, size_t n) {   \
+    return XSHMEMI_SEL(                                                                        \
+        (xshmem::dev::team_reduce<xshmem::dev::reduce_thread_group, xshmem::dev::CODE>(        \
+            XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), xshmem::dev::as_complex(dest), \
+            xshmem::dev::as_complex(source), n)),                                              \
+        xshmemi_h_##N##_##OP(team, dest, source, n));                                          \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_##OP##_warp(xshmem_team_t team, T *dest, const T *source,        \
+                                          size_t n) {                                          \
+    return xshmem::dev::team_reduce<xshmem::dev::warp_group, xshmem::dev::CODE>(               \
+        XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), xshmem::dev::as_complex(dest),     \
+        xshmem::dev::as_complex(source), n);                                                   \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_##OP##_block(xshmem_team_t team, T *dest, const T *source,       \
+                                           size_t n) {                                         \
+    return xshmem::dev::team_reduce<xshmem::dev::block_group, xshmem::dev::CODE>(              \
+        XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), xshmem::dev::as_complex(dest),     \
+        xshmem::dev::as_complex(source), n);                                                   \
+  }
+#define XSHMEMI_RED_CPLX(T, N)                   \
+  XSHMEMI_RED_CPLX_OP(T, N, sum_reduce, kRedSum) \
+  XSHMEMI_RED_CPLX_OP(T, N, prod_reduce, kRedProd)
+XSHMEM_REDUCE_COMPLEX_TYPES(XSHMEMI_RED_CPLX)
+#undef XSHMEMI_RED_CPLX
+#undef XSHMEMI_RED_CPLX_OP
 
 // Launches a kernel whose blocks wait for each other or for other PEs (barriers, wait_until,
 // flags set by another block) so that every block is resident at once: a grid larger than what
