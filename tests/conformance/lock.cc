@@ -38,7 +38,7 @@ using xt::detail::show;
 // Rounds per PE: fewer where PEs oversubscribe CI's 2 cores (every hand-over may wait for a
 // time slice), the same contention.
 int rounds_per_pe() {
-  return xt::npes() <= 4 ? 40 : 16;
+  return xt::npes() <= 4 ? 20 : 10;
 }
 
 // The lock words of PE 0's copy (docs/semantics.md "Locks": a ticket lock in the two 32-bit
