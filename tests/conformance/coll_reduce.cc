@@ -421,7 +421,8 @@ TEST_CASE("COLL-08 float_identical_results", "[COLL-08][algo]") {
 // magnitude, distinct for the real and the imaginary part. Products: Gaussian integers with a
 // nonzero real part in {-2, -1, 1, 2} and an imaginary part in -2..2, so no factor is 0 and up to
 // 8 factors keep every part and partial product below 2^13. Every result is exact: it must equal
-// the textbook combination (ac - bd, ad + bc) in team order, bit for bit.
+// the textbook combination (ac - bd, ad + bc) in team order, bit for bit. Then inexact data on
+// WORLD: the combination in team order, each product rounded on its own, bit for bit.
 namespace {
 
 template <typename F>
@@ -532,6 +533,63 @@ size_t complex_type(const Bank &bank, const char *tname, CplxFn<F, C> sum, CplxF
   return bad;
 }
 
+// Full-mantissa parts in [-1, 2) (products and sums round), and the reference combination with
+// each product rounded on its own (volatile: no fused multiply-add, as docs/semantics.md says of
+// the library), in team order.
+template <typename F>
+std::complex<F> cinexact(int pe, size_t i, uint64_t iter) {
+  return {inexact<F>(0, pe, i, iter, kTidComplex), inexact<F>(0, pe, i, iter + 7, kTidComplex)};
+}
+template <typename F>
+F rounded_product(F a, F b) {
+  volatile F p = a * b;
+  return p;
+}
+template <typename F>
+std::complex<F> cinexact_expected(int op, const Team &team, size_t i, uint64_t iter) {
+  std::complex<F> acc = cinexact<F>(team.world[0], i, iter);
+  for (size_t k = 1; k < team.world.size(); ++k) {
+    const std::complex<F> b = cinexact<F>(team.world[k], i, iter);
+    if (op == kProd) {
+      acc = {rounded_product(acc.real(), b.real()) - rounded_product(acc.imag(), b.imag()),
+             rounded_product(acc.real(), b.imag()) + rounded_product(acc.imag(), b.real())};
+    } else {
+      acc = {acc.real() + b.real(), acc.imag() + b.imag()};
+    }
+  }
+  return acc;
+}
+
+// Inexact data on WORLD, in place, sizes below and past the team scratch: every member gets the
+// combination in team order, bit for bit.
+template <typename F, typename C>
+size_t complex_team_order(const Team &world, CplxFn<F, C> sum, CplxFn<F, C> prod, const char *tname,
+                          uint64_t *iter) {
+  const size_t big = (size_t{128} << 10) / sizeof(C) + 37;
+  xt::SymBuf<std::complex<F>> buf(big);
+  xshmem_barrier_all();
+  size_t bad = 0;
+  for (int op : {kSum, kProd}) {
+    for (size_t n : {size_t{1000}, big}) {
+      const uint64_t it = ++*iter;
+      for (size_t i = 0; i < n; ++i) buf[i] = cinexact<F>(xt::me(), i, it);
+      xt::note("%s_%s team order n %zu", tname, kOpName[op], n);
+      CHECK((op == kSum ? sum : prod)(XSHMEM_TEAM_WORLD, reinterpret_cast<C *>(buf.data()),
+                                      reinterpret_cast<const C *>(buf.data()), n) == 0);
+      for (size_t i = 0; i < n; ++i) {
+        const std::complex<F> want = cinexact_expected<F>(op, world, i, it);
+        if (!csame(buf[i], want) && ++bad <= 3)
+          FAIL_CHECK("pe " << xt::me() << ": xshmem_" << tname << "_" << kOpName[op] << " n " << n
+                           << " element " << i << " is " << buf[i] << ", expected (team order) "
+                           << want);
+      }
+    }
+  }
+  CHECK(buf.guards_ok());
+  xshmem_barrier_all();
+  return bad;
+}
+
 static_assert(XSHMEM_HAVE_COMPLEX_REDUCE == 1, "xshmem.h announces the complex reductions");
 
 }  // namespace
@@ -546,6 +604,10 @@ TEST_CASE("COLL-08 complex_sum_prod", "[COLL-08][algo]") {
                                                  xshmem_complexd_prod_reduce, &iter);
   bad += complex_type<float, xshmem_complexf_t>(bank, "complexf", xshmem_complexf_sum_reduce,
                                                 xshmem_complexf_prod_reduce, &iter);
+  bad += complex_team_order<double, xshmem_complexd_t>(
+      bank.teams[0], xshmem_complexd_sum_reduce, xshmem_complexd_prod_reduce, "complexd", &iter);
+  bad += complex_team_order<float, xshmem_complexf_t>(
+      bank.teams[0], xshmem_complexf_sum_reduce, xshmem_complexf_prod_reduce, "complexf", &iter);
   CHECK(bad == 0);
 }
 

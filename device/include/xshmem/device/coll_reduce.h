@@ -72,9 +72,10 @@ using reduce_thread_group = thread_group;
 
 // The element of the complex reductions (complexd, complexf): C's layout of double _Complex and
 // float _Complex (real part, then imaginary part), so the public arrays are folded in place.
-// Sums add the parts; products are the textbook (ac - bd, ad + bc). On the GPU the products are
-// rounded on their own (__fmul_rn, never fused into a multiply-add, as the host's are not), so a
-// member computing on the host and one on the GPU agree bit for bit.
+// Sums add the parts; products are the textbook (ac - bd, ad + bc), each product rounded on its
+// own, never fused into a multiply-add (the GPU's __fmul_rn; on the host a volatile, since
+// gnu++ builds contract a * b - c * d wherever the CPU has FMA), so members computing on the host
+// and on the GPU agree bit for bit.
 template <typename F>
 struct complex_t {
   F re, im;
@@ -85,14 +86,16 @@ XSHMEM_HD_INLINE float mul_rn(float a, float b) {
 #if defined(__CUDA_ARCH__)
   return __fmul_rn(a, b);
 #else
-  return a * b;
+  volatile float p = a * b;
+  return p;
 #endif
 }
 XSHMEM_HD_INLINE double mul_rn(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __dmul_rn(a, b);
 #else
-  return a * b;
+  volatile double p = a * b;
+  return p;
 #endif
 }
 }  // namespace red
