@@ -70,9 +70,9 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
      "Where the symmetric heap lives: device (GPU memory), host (shared host memory, CPU PEs), or "
      "auto (device when a GPU is usable)."},
     {"XSHMEM_WAIT_TIMEOUT", XSHMEM_CONFIG_DURATION, "0", nullptr,
-     "Deadline of every blocking wait (wait_until and its forms, signal_wait_until, barriers, "
-     "syncs, collectives; host and device): a wait that lasts longer prints the call, the PE and "
-     "the value it waited for and stops the job; 0 (the default) turns it off."},
+     "Deadline of every blocking wait (wait_until and its forms, signal_wait_until, set_lock, "
+     "barriers, syncs, collectives; host and device): a wait that lasts longer prints the call, "
+     "the PE and the value it waited for and stops the job; 0 (the default) turns it off."},
     {"XSHMEM_CHECKS", XSHMEM_CONFIG_BOOL, "1", nullptr,
      "Validate API arguments and stop the job with a diagnostic on misuse; turn off only for "
      "benchmarks of correct programs."},

@@ -97,6 +97,21 @@ XSHMEM_REDUCE_ARITH_TYPES(XSHMEMI_HOST_RED_ARITH)
 #undef XSHMEMI_HOST_RED_BIT
 #undef XSHMEMI_HOST_RED
 
+// The complex types (sum and prod): the path code folds the same arrays as complex_t.
+#define XSHMEMI_HOST_RED_CPLX_OP(T, N, OP, CODE)                                            \
+  int xshmem_##N##_##OP(xshmem_team_t team, T *dest, const T *source, size_t n) {           \
+    return xshmem::core::reduce<xd::CODE>("xshmem_" #N "_" #OP, team, xd::as_complex(dest), \
+                                          xd::as_complex(source), n);                       \
+  }                                                                                         \
+  int xshmemi_h_##N##_##OP(xshmem_team_t, T *, const T *, size_t)                           \
+      __attribute__((alias("xshmem_" #N "_" #OP)));
+#define XSHMEMI_HOST_RED_CPLX(T, N)                   \
+  XSHMEMI_HOST_RED_CPLX_OP(T, N, sum_reduce, kRedSum) \
+  XSHMEMI_HOST_RED_CPLX_OP(T, N, prod_reduce, kRedProd)
+XSHMEM_REDUCE_COMPLEX_TYPES(XSHMEMI_HOST_RED_CPLX)
+#undef XSHMEMI_HOST_RED_CPLX
+#undef XSHMEMI_HOST_RED_CPLX_OP
+
 // The on-stream forms (xshmemx.h). Without CUDA, heap_on_device() is false: a checked error.
 #define XSHMEMI_STREAM_RED(T, N, OP, CODE)                                                        \
   int xshmemx_##N##_##OP##_on_stream(xshmem_team_t team, T *dest, const T *source, size_t n,      \
@@ -120,5 +135,18 @@ XSHMEM_REDUCE_ARITH_TYPES_NO_LD(XSHMEMI_STREAM_RED_ARITH)
 #undef XSHMEMI_STREAM_RED_ARITH
 #undef XSHMEMI_STREAM_RED_BIT
 #undef XSHMEMI_STREAM_RED
+#define XSHMEMI_STREAM_RED_CPLX_OP(T, N, OP, CODE)                                           \
+  int xshmemx_##N##_##OP##_on_stream(xshmem_team_t team, T *dest, const T *source, size_t n, \
+                                     struct CUstream_st *stream) {                           \
+    return xshmem::core::reduce<xd::CODE>("xshmemx_" #N "_" #OP "_on_stream", team,          \
+                                          xd::as_complex(dest), xd::as_complex(source), n,   \
+                                          static_cast<void *>(stream));                      \
+  }
+#define XSHMEMI_STREAM_RED_CPLX(T, N)                   \
+  XSHMEMI_STREAM_RED_CPLX_OP(T, N, sum_reduce, kRedSum) \
+  XSHMEMI_STREAM_RED_CPLX_OP(T, N, prod_reduce, kRedProd)
+XSHMEM_REDUCE_COMPLEX_TYPES(XSHMEMI_STREAM_RED_CPLX)
+#undef XSHMEMI_STREAM_RED_CPLX
+#undef XSHMEMI_STREAM_RED_CPLX_OP
 
 }  // extern "C"

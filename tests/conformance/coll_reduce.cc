@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <iterator>
 #include <limits>
@@ -26,6 +27,7 @@ namespace {
 constexpr uint32_t kTidReduce = 0xC08;
 constexpr uint32_t kTidScan = 0xC09;
 constexpr uint32_t kTidB2b = 0xC0B;
+constexpr uint32_t kTidComplex = 0xC0C;
 
 enum Op : int { kAnd, kOr, kXor, kMax, kMin, kSum, kProd, kInscan, kExscan, kNumOps };
 const char *const kOpName[kNumOps] = {"and_reduce",  "or_reduce",  "xor_reduce",
@@ -413,6 +415,202 @@ TEST_CASE("COLL-08 float_identical_results", "[COLL-08][algo]") {
   xshmem_barrier_all();
 }
 
+// ---- Complex sums and products (COLL-08: complexd, complexf) ------------------------------------
+// The arrays are std::complex<F> (the layout of xshmem_complexd_t / xshmem_complexf_t), passed
+// through a cast as a C++ program would. Sums: parts are halves of integers below 10^6 in
+// magnitude, distinct for the real and the imaginary part. Products: Gaussian integers with a
+// nonzero real part in {-2, -1, 1, 2} and an imaginary part in -2..2, so no factor is 0 and up to
+// 8 factors keep every part and partial product below 2^13. Every result is exact: it must equal
+// the textbook combination (ac - bd, ad + bc) in team order, bit for bit. Then inexact data on
+// WORLD: the combination in team order, each product rounded on its own, bit for bit.
+namespace {
+
+template <typename F>
+std::complex<F> cgen(int op, int pe, size_t i, uint64_t iter) {
+  const uint64_t h = mix(seed(op, pe, iter, kTidComplex) + 0x9e3779b97f4a7c15ull * i);
+  if (op == kProd) {
+    static const F kRe[4] = {F(-2), F(-1), F(1), F(2)};
+    return {kRe[h & 3], static_cast<F>(static_cast<int>((h >> 8) % 5) - 2)};
+  }
+  auto half = [](uint64_t x) {
+    return static_cast<F>(static_cast<int64_t>(x % 2000001) - 1000000) / static_cast<F>(2);
+  };
+  return {half(h), half(mix(h))};
+}
+
+template <typename F>
+std::complex<F> cref(int op, std::complex<F> a, std::complex<F> b) {
+  if (op == kProd)
+    return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+  return {a.real() + b.real(), a.imag() + b.imag()};
+}
+
+template <typename F>
+std::complex<F> cexpected(int op, const Team &team, size_t i, uint64_t iter) {
+  std::complex<F> acc = cgen<F>(op, team.world[0], i, iter);
+  for (size_t k = 1; k < team.world.size(); ++k)
+    acc = cref<F>(op, acc, cgen<F>(op, team.world[k], i, iter));
+  return acc;
+}
+
+template <typename F>
+bool csame(std::complex<F> a, std::complex<F> b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// C: xshmem_complexd_t or xshmem_complexf_t.
+template <typename F, typename C>
+using CplxFn = int (*)(xshmem_team_t, C *, const C *, size_t);
+
+// One call of fn on `team` (members only); checks dest, its guards, and (not in place) that the
+// source is unchanged. Returns the mismatches.
+template <typename F, typename C>
+size_t run_complex(const Team &team, CplxFn<F, C> fn, const char *name, int op, size_t n,
+                   bool in_place, uint64_t iter, xt::SymBuf<std::complex<F>> &src,
+                   xt::SymBuf<std::complex<F>> &dst) {
+  static_assert(sizeof(C) == sizeof(std::complex<F>) && alignof(C) == alignof(std::complex<F>),
+                "the public complex type has std::complex's layout");
+  if (team.me < 0) return 0;
+  const int pe = xt::me();
+  std::complex<F> *source = in_place ? dst.data() : src.data();
+  dst.poison();
+  for (size_t i = 0; i < n; ++i) source[i] = cgen<F>(op, pe, i, iter);
+  const std::string what = std::string(name) + " team " + team.name + " n " + std::to_string(n) +
+                           (in_place ? " in place" : "") + " iter " + std::to_string(iter);
+  xt::note("%s", what.c_str());
+  const int rc =
+      fn(team.handle, reinterpret_cast<C *>(dst.data()), reinterpret_cast<const C *>(source), n);
+  size_t bad = 0;
+  if (rc != 0) {
+    FAIL_CHECK("pe " << pe << ": " << what << " returned " << rc);
+    ++bad;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const std::complex<F> want = cexpected<F>(op, team, i, iter);
+    if (csame(dst[i], want)) continue;
+    if (++bad <= 3)
+      FAIL_CHECK("pe " << pe << " (member " << team.me << "): " << what << ": element " << i
+                       << " is " << dst[i] << ", expected " << want);
+  }
+  if (!dst.guards_ok()) {
+    FAIL_CHECK("pe " << pe << ": " << what << ": guard bytes around dest overwritten");
+    ++bad;
+  }
+  if (!in_place) {
+    size_t changed = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (!csame(src[i], cgen<F>(op, pe, i, iter))) ++changed;
+    if (changed) {
+      FAIL_CHECK("pe " << pe << ": " << what << ": " << changed << " source elements changed");
+      ++bad;
+    }
+  }
+  return bad;
+}
+
+// sum and prod of one complex type over the bank: sizes 1, odd, a few chunks and (WORLD) more
+// than the team scratch, each also in place.
+template <typename F, typename C>
+size_t complex_type(const Bank &bank, const char *tname, CplxFn<F, C> sum, CplxFn<F, C> prod,
+                    uint64_t *iter) {
+  const size_t big = (size_t{128} << 10) / sizeof(C) + 37;
+  xt::SymBuf<std::complex<F>> src(big), dst(big);
+  xshmem_barrier_all();
+  size_t bad = 0;
+  for (const Team &team : bank.teams) {
+    const bool world = team.handle == XSHMEM_TEAM_WORLD;
+    const std::vector<size_t> sizes =
+        world ? std::vector<size_t>{1, 77, 5003, big} : std::vector<size_t>{1, 77};
+    for (int op : {kSum, kProd}) {
+      const std::string name = std::string("xshmem_") + tname + "_" + kOpName[op];
+      for (size_t n : sizes)
+        for (bool in_place : {false, true})
+          bad += run_complex<F, C>(team, op == kSum ? sum : prod, name.c_str(), op, n, in_place,
+                                   ++*iter, src, dst);
+    }
+  }
+  xshmem_barrier_all();
+  return bad;
+}
+
+// Full-mantissa parts in [-1, 2) (products and sums round), and the reference combination with
+// each product rounded on its own (volatile: no fused multiply-add, as docs/semantics.md says of
+// the library), in team order.
+template <typename F>
+std::complex<F> cinexact(int pe, size_t i, uint64_t iter) {
+  return {inexact<F>(0, pe, i, iter, kTidComplex), inexact<F>(0, pe, i, iter + 7, kTidComplex)};
+}
+template <typename F>
+F rounded_product(F a, F b) {
+  volatile F p = a * b;
+  return p;
+}
+template <typename F>
+std::complex<F> cinexact_expected(int op, const Team &team, size_t i, uint64_t iter) {
+  std::complex<F> acc = cinexact<F>(team.world[0], i, iter);
+  for (size_t k = 1; k < team.world.size(); ++k) {
+    const std::complex<F> b = cinexact<F>(team.world[k], i, iter);
+    if (op == kProd) {
+      acc = {rounded_product(acc.real(), b.real()) - rounded_product(acc.imag(), b.imag()),
+             rounded_product(acc.real(), b.imag()) + rounded_product(acc.imag(), b.real())};
+    } else {
+      acc = {acc.real() + b.real(), acc.imag() + b.imag()};
+    }
+  }
+  return acc;
+}
+
+// Inexact data on WORLD, in place, sizes below and past the team scratch: every member gets the
+// combination in team order, bit for bit.
+template <typename F, typename C>
+size_t complex_team_order(const Team &world, CplxFn<F, C> sum, CplxFn<F, C> prod, const char *tname,
+                          uint64_t *iter) {
+  const size_t big = (size_t{128} << 10) / sizeof(C) + 37;
+  xt::SymBuf<std::complex<F>> buf(big);
+  xshmem_barrier_all();
+  size_t bad = 0;
+  for (int op : {kSum, kProd}) {
+    for (size_t n : {size_t{1000}, big}) {
+      const uint64_t it = ++*iter;
+      for (size_t i = 0; i < n; ++i) buf[i] = cinexact<F>(xt::me(), i, it);
+      xt::note("%s_%s team order n %zu", tname, kOpName[op], n);
+      CHECK((op == kSum ? sum : prod)(XSHMEM_TEAM_WORLD, reinterpret_cast<C *>(buf.data()),
+                                      reinterpret_cast<const C *>(buf.data()), n) == 0);
+      for (size_t i = 0; i < n; ++i) {
+        const std::complex<F> want = cinexact_expected<F>(op, world, i, it);
+        if (!csame(buf[i], want) && ++bad <= 3)
+          FAIL_CHECK("pe " << xt::me() << ": xshmem_" << tname << "_" << kOpName[op] << " n " << n
+                           << " element " << i << " is " << buf[i] << ", expected (team order) "
+                           << want);
+      }
+    }
+  }
+  CHECK(buf.guards_ok());
+  xshmem_barrier_all();
+  return bad;
+}
+
+static_assert(XSHMEM_HAVE_COMPLEX_REDUCE == 1, "xshmem.h announces the complex reductions");
+
+}  // namespace
+
+TEST_CASE("COLL-08 complex_sum_prod", "[COLL-08][algo]") {
+  if (!xt::require_npes_in({1, 2, 3, 4, 5, 7, 8}, "PS,PO")) return;
+  xt::test_budget(200);
+  Bank bank;
+  uint64_t iter = 5000000;
+  size_t bad = 0;
+  bad += complex_type<double, xshmem_complexd_t>(bank, "complexd", xshmem_complexd_sum_reduce,
+                                                 xshmem_complexd_prod_reduce, &iter);
+  bad += complex_type<float, xshmem_complexf_t>(bank, "complexf", xshmem_complexf_sum_reduce,
+                                                xshmem_complexf_prod_reduce, &iter);
+  bad += complex_team_order<double, xshmem_complexd_t>(
+      bank.teams[0], xshmem_complexd_sum_reduce, xshmem_complexd_prod_reduce, "complexd", &iter);
+  bad += complex_team_order<float, xshmem_complexf_t>(
+      bank.teams[0], xshmem_complexf_sum_reduce, xshmem_complexf_prod_reduce, "complexf", &iter);
+  CHECK(bad == 0);
+}
+
 // Inclusive and exclusive sums of every arithmetic type, split like the reduce matrix.
 static void scan(bool algo_types) {
   if (!xt::require_npes_in({1, 2, 3, 4, 5, 7, 8}, "PS,PO")) return;
@@ -448,6 +646,8 @@ TEST_CASE("COLL-10 zero_length_and_single_pe", "[COLL-10][algo]") {
   CHECK(xshmem_long_sum_inscan(XSHMEM_TEAM_WORLD, nullptr, nullptr, 0) == 0);
   CHECK(xshmem_long_sum_exscan(XSHMEM_TEAM_WORLD, nullptr, nullptr, 0) == 0);
   CHECK(xshmem_longdouble_prod_reduce(XSHMEM_TEAM_WORLD, nullptr, nullptr, 0) == 0);
+  CHECK(xshmem_complexd_sum_reduce(XSHMEM_TEAM_WORLD, nullptr, nullptr, 0) == 0);
+  CHECK(xshmem_complexf_prod_reduce(XSHMEM_TEAM_WORLD, nullptr, nullptr, 0) == 0);
   xshmem_team_t one = XSHMEM_TEAM_INVALID, col = XSHMEM_TEAM_INVALID;
   REQUIRE(xshmem_team_split_2d(XSHMEM_TEAM_WORLD, 1, nullptr, 0, &one, nullptr, 0, &col) == 0);
   REQUIRE(xshmem_team_n_pes(one) == 1);

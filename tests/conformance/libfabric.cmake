@@ -35,6 +35,9 @@ function(xt_lf_entry group np provider row env filter timeout)
   if(group STREQUAL "err")
     list(APPEND env XSHMEM_CHECKS=1)
   endif()
+  if(group STREQUAL "lock")
+    list(APPEND env XSHMEM_WAIT_TIMEOUT=60s)  # as the hostshm lock entries
+  endif()
   set(all_env ${XT_LF_ENV} XSHMEM_LIBFABRIC_PROVIDER=${provider} XSHMEM_SYMMETRIC_SIZE=${heap}
       XT_EXPECT_NPES=${np} ${env})
   set(name conf.${group}.np${np}.libfabric_${row})
@@ -49,7 +52,7 @@ function(xt_lf_entry group np provider row env filter timeout)
 endfunction()
 
 # Every group at 2, 3 and 4 PEs over tcp (and 2 over sockets when asked for).
-set(XT_LF_GROUPS rma amo sig p2p ord team coll coll_move coll_reduce ctx stress err init mem globals)
+set(XT_LF_GROUPS rma amo sig p2p ord team coll coll_move coll_reduce ctx stress err init mem globals lock)
 # STR-01 sends its atomics to PE 0 through PE 0's progress thread: with 10^6 of them its case
 # took 80-90 s at 4 PEs on the idle 2-core machine and passed the 120 s case deadline in a loaded
 # CI run. The 2-PE tcp row keeps the matrix's 10^6 (CONFORMANCE.md STR-01); the 3- and 4-PE
@@ -92,6 +95,6 @@ endforeach()
 # rings and the proxy thread exactly as GPU threads do (proxy.h, proxy_ring.h, core/src/proxy/,
 # the engine's start at init and drain at finalize), so CI runs the GPU PEs' PROXY path code
 # without a GPU. Entries conf.<group>.np2.libfabric_tcp_proxyhost.
-foreach(group rma amo sig ord p2p ctx team coll)
+foreach(group rma amo sig ord p2p ctx team coll lock)
   xt_lf_entry(${group} 2 tcp tcp_proxyhost "XSHMEM_PROXY_HOST=1" "" 300)
 endforeach()

@@ -1,8 +1,9 @@
 // GPU conformance: COLL-08 (reductions), COLL-09 (scans), COLL-11 (back to back) and COLL-12
 // (several blocks, each driving its own team) for the thread (T), warp (W) and block (B) forms,
-// and the host API on the GPU heap (H). Sizes 1, 77, 5003 and one larger than the 128 KiB team
-// scratch (so the auto algorithm runs direct for the small ones and rsag for the large one; CTest
-// also runs the program with XSHMEM_COLL_REDUCE_ALGO=direct and =rsag), also in place.
+// and the host API on the GPU heap (H); complexd and complexf sum and prod in every form too. Sizes
+// 1, 77, 5003 and one larger than the 128 KiB team scratch (so the auto algorithm runs direct for
+// the small ones and rsag for the large one; CTest also runs the program with
+// XSHMEM_COLL_REDUCE_ALGO=direct and =rsag), also in place.
 //
 // Each kernel iteration fills the source from (pe, element, iteration, op), calls the
 // collective, and checks dest against the combination over the team's members in team order
@@ -209,6 +210,120 @@ void host_case(void *dest, void *source, size_t n, int op, bool in_place, uint64
   }
 }
 
+// ---- Complex sums and products (COLL-08: complexd, complexf) -----------------------------------
+// cx<F> has the layout of xshmem_complexd_t / xshmem_complexf_t (C's _Complex), passed through a
+// cast. Sums: parts are halves of integers; products: Gaussian integers with a nonzero real part
+// in {-2, -1, 1, 2} and an imaginary part in -2..2. Every result is exact and must equal the
+// textbook combination in team order.
+template <typename F>
+struct cx {
+  F re, im;
+};
+template <typename F>
+__host__ __device__ cx<F> cgen(int op, int pe, size_t i, uint64_t iter) {
+  const uint64_t h = mix(mix(mix(static_cast<uint64_t>(pe) * 131 + op + 7) + i) + iter);
+  if (op == kProd) {
+    const F re = static_cast<F>((h & 3) < 2 ? int(h & 3) - 2 : int(h & 3) - 1);
+    return cx<F>{re, static_cast<F>(static_cast<int>((h >> 8) % 5) - 2)};
+  }
+  return cx<F>{static_cast<F>(static_cast<int64_t>(h % 200001) - 100000) / F(2),
+               static_cast<F>(static_cast<int64_t>(mix(h) % 200001) - 100000) / F(2)};
+}
+template <typename F>
+__host__ __device__ cx<F> ccombine(int op, cx<F> a, cx<F> b) {
+  if (op == kProd) return cx<F>{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+  return cx<F>{a.re + b.re, a.im + b.im};
+}
+template <typename F>
+__host__ __device__ cx<F> cexpected(int op, int start, int stride, int size, size_t i,
+                                    uint64_t iter) {
+  cx<F> acc = cgen<F>(op, start, i, iter);
+  for (int k = 1; k < size; ++k)
+    acc = ccombine<F>(op, acc, cgen<F>(op, start + k * stride, i, iter));
+  return acc;
+}
+template <typename F>
+constexpr size_t cbig() {
+  return (size_t{128} << 10) / sizeof(cx<F>) + 37;  // > the 128 KiB team scratch
+}
+
+#define GT_CX_CALLS(N, C)                                                                    \
+  __device__ int ccall(int op, int form, unsigned tid, xshmem_team_t team, C *d, const C *s, \
+                       size_t n) {                                                           \
+    if (op == kSum) return GT_CALL(N, sum_reduce);                                           \
+    if (op == kProd) return GT_CALL(N, prod_reduce);                                         \
+    return -2;                                                                               \
+  }
+GT_CX_CALLS(complexd, xshmem_complexd_t)
+GT_CX_CALLS(complexf, xshmem_complexf_t)
+#undef GT_CX_CALLS
+template <typename F>
+using public_cx =
+    std::conditional_t<std::is_same_v<F, double>, xshmem_complexd_t, xshmem_complexf_t>;
+
+// One block: form as reduce_kernel's; the team is teams[0].
+template <typename F>
+__global__ void complex_kernel(const TeamDesc *teams, cx<F> *dest, cx<F> *source, size_t n, int op,
+                               int form, bool in_place, int my_pe, uint64_t iter) {
+  using C = public_cx<F>;
+  static_assert(sizeof(C) == sizeof(cx<F>) && alignof(C) == alignof(cx<F>), "layout");
+  const TeamDesc t = teams[0];
+  const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  cx<F> *s = in_place ? dest : source;
+  for (size_t i = tid; i < n; i += threads) s[i] = cgen<F>(op, my_pe, i, iter);
+  __syncthreads();
+  const int rc = ccall(op, form, tid, t.handle, reinterpret_cast<C *>(dest),
+                       reinterpret_cast<const C *>(s), n);
+  GT_CHECK(rc == 0, -1, 0, rc);
+  __syncthreads();
+  for (size_t i = tid; i < n; i += threads) {
+    const cx<F> want = cexpected<F>(op, t.start, t.stride, t.size, i, iter);
+    GT_CHECK(dest[i].re == want.re, i, (long long)want.re, (long long)dest[i].re);
+    GT_CHECK(dest[i].im == want.im, i, (long long)want.im, (long long)dest[i].im);
+  }
+}
+
+template <typename F>
+void complex_case(TeamDesc *teams, void *dest, void *source, size_t n, int op, int form,
+                  bool in_place, uint64_t iter) {
+  gt::barrier();
+  cx<F> *d = static_cast<cx<F> *>(dest), *s = static_cast<cx<F> *>(source);
+  bool ip = in_place;
+  int my_pe = gt::me;
+  dim3 block = form == 2 ? dim3(8, 4, 4) : dim3(256);
+  void *args[] = {&teams, &d, &s, &n, &op, &form, &ip, &my_pe, &iter};
+  GT_CUDA(xshmemx_collective_launch(reinterpret_cast<const void *>(complex_kernel<F>), dim3(1),
+                                    block, args, 0, nullptr));
+  gt::device_sync("complex reduce kernel");
+}
+
+// The host API on the GPU heap (the runtime's kernel on its complex type codes).
+template <typename F>
+void complex_host_case(void *dest, void *source, size_t n, int op, uint64_t iter) {
+  using C = public_cx<F>;
+  gt::barrier();
+  std::vector<cx<F>> h(n);
+  for (size_t i = 0; i < n; ++i) h[i] = cgen<F>(op, gt::me, i, iter);
+  GT_CUDA(cudaMemcpy(source, h.data(), n * sizeof(cx<F>), cudaMemcpyHostToDevice));
+  C *d = static_cast<C *>(dest);
+  const C *s = static_cast<const C *>(source);
+  int rc = -1;
+  if constexpr (std::is_same_v<F, double>) {
+    rc = op == kSum ? xshmem_complexd_sum_reduce(XSHMEM_TEAM_WORLD, d, s, n)
+                    : xshmem_complexd_prod_reduce(XSHMEM_TEAM_WORLD, d, s, n);
+  } else {
+    rc = op == kSum ? xshmem_complexf_sum_reduce(XSHMEM_TEAM_WORLD, d, s, n)
+                    : xshmem_complexf_prod_reduce(XSHMEM_TEAM_WORLD, d, s, n);
+  }
+  GT_CHECK(rc == 0, -1, 0, rc);
+  GT_CUDA(cudaMemcpy(h.data(), dest, n * sizeof(cx<F>), cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < n; ++i) {
+    const cx<F> want = cexpected<F>(op, 0, 1, gt::npes, i, iter);
+    GT_CHECK(h[i].re == want.re && h[i].im == want.im, i, (long long)want.re, (long long)h[i].re);
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -286,6 +401,28 @@ int main() {
       // Over 1 MiB: sums and max take the multi-block kernels (rsag by a grid) unless
       // XSHMEM_COLL_REDUCE_ALGO=direct.
       host_case(dest, source, kHostGrid, op, false, iter + 2);
+    });
+    iter += 64;
+  }
+  for (int form = 0; form < 3; ++form) {
+    for (int op : {kSum, kProd}) {
+      snprintf(name, sizeof name, "COLL-08 complexd_%s, complexf_%s n=77 and big %s", kOpName[op],
+               kOpName[op], form_name[form]);
+      gt::run(name, [&] {
+        complex_case<double>(teams, dest, source, 77, op, form, false, iter);
+        complex_case<double>(teams, dest, source, cbig<double>(), op, form, true, iter + 1);
+        complex_case<float>(teams, dest, source, 77, op, form, true, iter + 2);
+        complex_case<float>(teams, dest, source, cbig<float>(), op, form, false, iter + 3);
+      });
+      iter += 64;
+    }
+  }
+  for (int op : {kSum, kProd}) {
+    snprintf(name, sizeof name, "COLL-08 complexd_%s, complexf_%s host API on the GPU heap H",
+             kOpName[op], kOpName[op]);
+    gt::run(name, [&] {
+      complex_host_case<double>(dest, source, cbig<double>(), op, iter);
+      complex_host_case<float>(dest, source, 77, op, iter + 1);
     });
     iter += 64;
   }

@@ -7,6 +7,8 @@ list(APPEND XT_GPU_DEVICE_TESTS stress_rows)
 list(APPEND XT_GPU_DEVICE_TESTS coll_move)
 # ---- collectives in several scopes at once (COLL-12/13) and device contexts (CTX) ----
 list(APPEND XT_GPU_DEVICE_TESTS coll_scopes ctx)
+# ---- distributed locks in the device column (LOCK-01) ----
+list(APPEND XT_GPU_DEVICE_TESTS lock)
 foreach(t ${XT_GPU_DEVICE_TESTS})
   add_executable(xshmem_gpu_${t} ${t}.cu)
   target_link_libraries(xshmem_gpu_${t} PRIVATE xshmem)
@@ -19,6 +21,11 @@ foreach(t ${XT_GPU_DEVICE_TESTS})
   set_tests_properties(gpu.${t}.np2 PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 PROCESSORS 2
     RUN_SERIAL TRUE LABELS "gpu;np2")
 endforeach()
+
+# A lock wait that never ends stops the job with the waiting thread's report, not the time-out.
+if(TEST gpu.lock.np2)
+  set_property(TEST gpu.lock.np2 APPEND PROPERTY ENVIRONMENT "XSHMEM_WAIT_TIMEOUT=60s")
+endif()
 
 # gpu_coll_reduce again with each algorithm forced (the default entry runs auto).
 if(TARGET xshmem_gpu_coll_reduce)

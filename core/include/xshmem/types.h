@@ -45,7 +45,8 @@
 /* ---- collectives: reductions ----
  * Team reductions (OpenSHMEM 1.5 team-based reduction table). Bitwise: and_reduce, or_reduce,
  * xor_reduce. Arithmetic: max_reduce, min_reduce, sum_reduce, prod_reduce, and the 1.6 scans
- * sum_inscan, sum_exscan. long double is host-only; complexd/complexf are not provided. */
+ * sum_inscan, sum_exscan. long double is host-only. Complex types (XSHMEM_REDUCE_COMPLEX_TYPES):
+ * sum_reduce and prod_reduce only. */
 #define XSHMEM_REDUCE_BITWISE_TYPES(X) \
   X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) \
   X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) \
@@ -59,8 +60,36 @@
   X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) \
   X(uint64_t, uint64) X(size_t, size) X(float, float) X(double, double)
 #define XSHMEM_REDUCE_ARITH_TYPES(X) XSHMEM_REDUCE_ARITH_TYPES_NO_LD(X) X(long double, longdouble)
+/* The complex types of sum_reduce and prod_reduce (complexd, complexf). */
+#define XSHMEM_REDUCE_COMPLEX_TYPES(X) X(xshmem_complexd_t, complexd) X(xshmem_complexf_t, complexf)
 /* ---- end collectives: reductions ---- */
 // clang-format on
+
+/* The element types of the complex reductions: C's double _Complex and float _Complex. C++ has
+ * no _Complex; GCC, Clang and nvcc accept it as an extension with C's layout (__extension__ keeps
+ * -pedantic quiet), so C and C++ callers pass the same type. Real part first, then imaginary
+ * part: the layout of std::complex<double> and std::complex<float> too, whose arrays a C++
+ * caller may pass through a reinterpret_cast. */
+#if defined(__GNUC__) || defined(__clang__)
+__extension__ typedef double _Complex xshmem_complexd_t;
+__extension__ typedef float _Complex xshmem_complexf_t;
+#elif !defined(__cplusplus)
+typedef double _Complex xshmem_complexd_t;
+typedef float _Complex xshmem_complexf_t;
+#else
+typedef struct xshmem_complexd {
+  double re, im;
+} xshmem_complexd_t;
+typedef struct xshmem_complexf {
+  float re, im;
+} xshmem_complexf_t;
+#endif
+
+/* Feature macros: this API has the OpenSHMEM 1.5 distributed locks (xshmem_set_lock, ...) and the
+ * complexd/complexf reductions. Here, with the type tables, because shmem.h and the generator of
+ * its aliases read this header alone. */
+#define XSHMEM_HAVE_LOCKS 1
+#define XSHMEM_HAVE_COMPLEX_REDUCE 1
 
 /* Comparison operators of wait_until/test/signal_wait_until. */
 #define XSHMEM_CMP_EQ 0

@@ -424,6 +424,43 @@ int xshmem_longdouble_alltoalls(xshmem_team_t team, long double *dest, const lon
 /* ---- end collectives: data movement ---- */
 #endif /* XSHMEM_DEVICE_API */
 
+/* ---- collectives: complex reductions ---- */
+/* xshmem_complexd_sum_reduce, _prod_reduce, and the complexf pair (OpenSHMEM 1.5 team reduction
+ * table): as the reductions above, on xshmem_complexd_t / xshmem_complexf_t (double _Complex and
+ * float _Complex, <xshmem/types.h>). sum adds real and imaginary parts; prod is the textbook
+ * product (ac - bd, ad + bc) in team order, without C's Annex G recovery of infinities, the same
+ * rounding on host and GPU (no fused multiply-add). In kernels the thread, _warp and _block
+ * forms too. */
+/* XSHMEM_HAVE_COMPLEX_REDUCE: <xshmem/types.h>. */
+#ifndef XSHMEM_DEVICE_API
+#define XSHMEM_DECL_REDUCE_COMPLEX(T, N)                                                     \
+  int xshmem_##N##_sum_reduce(xshmem_team_t team, T *dest, const T *source, size_t nreduce); \
+  int xshmem_##N##_prod_reduce(xshmem_team_t team, T *dest, const T *source, size_t nreduce);
+XSHMEM_REDUCE_COMPLEX_TYPES(XSHMEM_DECL_REDUCE_COMPLEX)
+#undef XSHMEM_DECL_REDUCE_COMPLEX
+#endif /* XSHMEM_DEVICE_API */
+/* ---- end collectives: complex reductions ---- */
+
+/* ---- Distributed locks (OpenSHMEM 1.5) -----------------------------------------------------
+ * `lock` is a symmetric long that the program sets to 0 on every PE before any PE uses it (a
+ * barrier between); the calls are not collective. Holders are served in the order they asked (a
+ * ticket lock on PE 0's copy of the lock, <xshmem/device/lock.h>), so N PEs acquiring K times each
+ * finish after N * K hand-overs. In kernels the three are thread-scope device calls too, any
+ * number of threads contending. Undefined: clear_lock by a PE that does not hold the lock,
+ * set_lock by its holder. */
+/* XSHMEM_HAVE_LOCKS: <xshmem/types.h>. */
+#ifndef XSHMEM_DEVICE_API
+/* Blocks until this PE (thread) holds `lock`. A wait past XSHMEM_WAIT_TIMEOUT stops the job
+ * naming the lock and the ticket it waited for. */
+void xshmem_set_lock(long *lock);
+/* Takes `lock` if no PE holds or waits for it: returns 0 when this PE now holds it, 1 otherwise
+ * (at once, without waiting or queueing). */
+int xshmem_test_lock(long *lock);
+/* Completes this PE's puts, gets and atomics (xshmem_quiet), so the next holder sees what was
+ * done under the lock, then releases `lock`. */
+void xshmem_clear_lock(long *lock);
+#endif /* XSHMEM_DEVICE_API */
+
 /* ---- Contexts (begin) ------------------------------------------------------------------------
  * A context is an ordering domain: xshmem_ctx_fence and xshmem_ctx_quiet order and complete the
  * operations issued on that context (fence per destination PE, as xshmem_fence). The plain calls

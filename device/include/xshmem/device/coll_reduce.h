@@ -1,5 +1,5 @@
-// xshmem device API: team reductions ({and,or,xor,max,min,sum,prod}_reduce) and scans
-// (sum_inscan, sum_exscan), written once for host and device.
+// xshmem device API: team reductions ({and,or,xor,max,min,sum,prod}_reduce; sum and prod of the
+// complex types too) and scans (sum_inscan, sum_exscan), written once for host and device.
 //
 // Compiled for the host they are the host API on host heaps (hostshm); compiled by nvcc they are
 // the device API, for one thread (reduce_thread_group), a warp or a block (group.h): every
@@ -47,6 +47,7 @@
 #include <xshmem/device/signal.h>
 #include <xshmem/device/state.h>
 #include <xshmem/device/team.h>
+#include <xshmem/types.h>
 
 namespace xshmem::dev {
 
@@ -68,6 +69,69 @@ enum reduce_algo : int { kReduceAuto = 0, kReduceDirect = 1, kReduceRsag = 2 };
 
 // The group of one thread (group.h): the plain (thread-scope) form, and every host call.
 using reduce_thread_group = thread_group;
+
+// The element of the complex reductions (complexd, complexf): C's layout of double _Complex and
+// float _Complex (real part, then imaginary part), so the public arrays are folded in place.
+// Sums add the parts; products are the textbook (ac - bd, ad + bc), each product rounded on its
+// own, never fused into a multiply-add (the GPU's __fmul_rn; on the host a volatile, since
+// gnu++ builds contract a * b - c * d wherever the CPU has FMA), so members computing on the host
+// and on the GPU agree bit for bit.
+template <typename F>
+struct complex_t {
+  F re, im;
+};
+
+namespace red {
+XSHMEM_HD_INLINE float mul_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  volatile float p = a * b;
+  return p;
+#endif
+}
+XSHMEM_HD_INLINE double mul_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  volatile double p = a * b;
+  return p;
+#endif
+}
+}  // namespace red
+
+template <typename F>
+XSHMEM_HD_INLINE complex_t<F> operator+(complex_t<F> a, complex_t<F> b) {
+  return complex_t<F>{a.re + b.re, a.im + b.im};
+}
+template <typename F>
+XSHMEM_HD_INLINE complex_t<F> operator*(complex_t<F> a, complex_t<F> b) {
+  return complex_t<F>{red::mul_rn(a.re, b.re) - red::mul_rn(a.im, b.im),
+                      red::mul_rn(a.re, b.im) + red::mul_rn(a.im, b.re)};
+}
+
+// The public complex types (<xshmem/types.h>: C's _Complex) as complex_t, for the entry points.
+template <typename C>
+struct complex_of;
+template <>
+struct complex_of<xshmem_complexd_t> {
+  using type = complex_t<double>;
+};
+template <>
+struct complex_of<xshmem_complexf_t> {
+  using type = complex_t<float>;
+};
+template <typename C>
+XSHMEM_HD_INLINE typename complex_of<C>::type *as_complex(C *p) {
+  using E = typename complex_of<C>::type;
+  static_assert(sizeof(C) == sizeof(E) && alignof(C) == alignof(E),
+                "the public complex type and complex_t differ in layout");
+  return reinterpret_cast<E *>(p);
+}
+template <typename C>
+XSHMEM_HD_INLINE const typename complex_of<C>::type *as_complex(const C *p) {
+  return as_complex(const_cast<C *>(p));
+}
 
 // Full unrolling of the fixed-count loops below. GCC spells the pragma differently, and nvcc's
 // host pass rejects both spellings (the host pass of nvcc gets none).
@@ -500,6 +564,8 @@ enum reduce_dtype : int {
   kDtI64,
   kDtF32,
   kDtF64,
+  kDtC32,   // complexf (sum and prod only)
+  kDtC64,   // complexd (sum and prod only)
   kDtNone,  // no GPU form (long double)
 };
 
@@ -507,6 +573,8 @@ template <typename T>
 constexpr int reduce_dtype_of() {
   if constexpr (std::is_same_v<T, float>) return kDtF32;
   if constexpr (std::is_same_v<T, double>) return kDtF64;
+  if constexpr (std::is_same_v<T, complex_t<float>>) return kDtC32;
+  if constexpr (std::is_same_v<T, complex_t<double>>) return kDtC64;
   if constexpr (std::is_integral_v<T>) {
     constexpr int base = std::is_signed_v<T> ? kDtI8 : kDtU8;
     return base + (sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3);
@@ -563,6 +631,21 @@ XSHMEM_HD_INLINE bool kind_by_op(int op, kind *kd) {
   }
   return false;
 }
+
+// The complex types: sum and prod.
+template <typename C>
+XSHMEM_HD_INLINE bool complex_kind_by_op(int op, kind *kd) {
+  switch (op) {
+    case kRedSum:
+      *kd = make_kind<kRedSum, C>();
+      return true;
+    case kRedProd:
+      *kd = make_kind<kRedProd, C>();
+      return true;
+    default:
+      return false;
+  }
+}
 }  // namespace red
 
 // The operation and element type of a type code (the GPU-heap kernels of the host API): signed
@@ -592,6 +675,10 @@ XSHMEM_HD_INLINE bool reduce_kind_of(int op, int dtype, red::kind *kd) {
       return red::kind_by_op<float>(op, kd);
     case kDtF64:
       return red::kind_by_op<double>(op, kd);
+    case kDtC32:
+      return red::complex_kind_by_op<complex_t<float>>(op, kd);
+    case kDtC64:
+      return red::complex_kind_by_op<complex_t<double>>(op, kd);
     default:
       return false;
   }

@@ -767,6 +767,25 @@ XSHMEMI_D void xshmemx_sync_all_warp(void) {
   xshmem::dev::sync_all_warp(XSHMEMI_DS);
 }
 
+// ---- Distributed locks (<xshmem/device/lock.h>) -------------------------------------------------
+// Thread scope: any number of threads, of any PEs and kernels and of host code, may contend for
+// one lock; each holder is the calling thread (a warp or block takes the lock through one of its
+// threads and shares the critical section itself). A thread that waits for a lock whose holder
+// cannot run (a block of the same kernel that is not resident) deadlocks.
+#include <xshmem/device/lock.h>
+extern "C" void xshmemi_h_set_lock(long *);
+extern "C" int xshmemi_h_test_lock(long *);
+extern "C" void xshmemi_h_clear_lock(long *);
+XSHMEMI_HD void xshmem_set_lock(long *lock) {
+  XSHMEMI_SEL(xshmem::dev::set_lock(XSHMEMI_DS, lock), xshmemi_h_set_lock(lock));
+}
+XSHMEMI_HD int xshmem_test_lock(long *lock) {
+  return XSHMEMI_SEL(xshmem::dev::test_lock(XSHMEMI_DS, lock), xshmemi_h_test_lock(lock));
+}
+XSHMEMI_HD void xshmem_clear_lock(long *lock) {
+  XSHMEMI_SEL(xshmem::dev::clear_lock(XSHMEMI_DS, lock), xshmemi_h_clear_lock(lock));
+}
+
 // ---- Contexts (begin) ---------------------------------------------------------------------------
 // The ctx forms: `pe` is numbered in the context's team, which the handle carries
 // (<xshmem/device/ctx.h>), so device code translates it with the team table of the device state;
@@ -1309,6 +1328,34 @@ XSHMEM_REDUCE_ARITH_TYPES_NO_LD(XSHMEMI_RED_ARITH)
 #undef XSHMEMI_RED_ARITH
 #undef XSHMEMI_RED_BIT
 #undef XSHMEMI_RED
+// The complex reductions (sum, prod): the _Complex arrays folded as complex_t, their layout.
+#define XSHMEMI_RED_CPLX_OP(T, N, OP, CODE)                                                    \
+  extern "C" int xshmemi_h_##N##_##OP(xshmem_team_t, T *, const T *, size_t);                  \
+  XSHMEMI_HD int xshmem_##N##_##OP(xshmem_team_t team, T *dest, const T *source, size_t n) {   \
+    return XSHMEMI_SEL(                                                                        \
+        (xshmem::dev::team_reduce<xshmem::dev::reduce_thread_group, xshmem::dev::CODE>(        \
+            XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), xshmem::dev::as_complex(dest), \
+            xshmem::dev::as_complex(source), n)),                                              \
+        xshmemi_h_##N##_##OP(team, dest, source, n));                                          \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_##OP##_warp(xshmem_team_t team, T *dest, const T *source,        \
+                                          size_t n) {                                          \
+    return xshmem::dev::team_reduce<xshmem::dev::warp_group, xshmem::dev::CODE>(               \
+        XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), xshmem::dev::as_complex(dest),     \
+        xshmem::dev::as_complex(source), n);                                                   \
+  }                                                                                            \
+  XSHMEMI_D int xshmemx_##N##_##OP##_block(xshmem_team_t team, T *dest, const T *source,       \
+                                           size_t n) {                                         \
+    return xshmem::dev::team_reduce<xshmem::dev::block_group, xshmem::dev::CODE>(              \
+        XSHMEMI_DS, xshmem::dev::team_of(XSHMEMI_DS, team), xshmem::dev::as_complex(dest),     \
+        xshmem::dev::as_complex(source), n);                                                   \
+  }
+#define XSHMEMI_RED_CPLX(T, N)                   \
+  XSHMEMI_RED_CPLX_OP(T, N, sum_reduce, kRedSum) \
+  XSHMEMI_RED_CPLX_OP(T, N, prod_reduce, kRedProd)
+XSHMEM_REDUCE_COMPLEX_TYPES(XSHMEMI_RED_CPLX)
+#undef XSHMEMI_RED_CPLX
+#undef XSHMEMI_RED_CPLX_OP
 
 // Launches a kernel whose blocks wait for each other or for other PEs (barriers, wait_until,
 // flags set by another block) so that every block is resident at once: a grid larger than what
