@@ -433,41 +433,22 @@ TEST_CASE("THR-01 mt_contention", "[THR-01]") {
 // ---- Checked-mode errors (ERR-10 and context misuse)
 // ---------------------------------------------
 
-namespace {
-
-// PE 0 runs `bad`; the other PE waits in a barrier that PE 0 never reaches.
-template <typename F>
-void pe0_does(const char *what, F &&bad) {
-  if (!xt::require_npes_in({2}, "P2")) return;
-  xt::test_budget(30);
-  if (xt::me() == 0) {
-    xt::note("%s", what);
-    bad();
-    FAIL("the runtime returned from " << what << " instead of stopping the job");
-  } else {
-    xt::note("waiting in barrier_all while pe 0 runs %s", what);
-    xshmem_barrier_all();
-    FAIL("barrier_all returned although pe 0 never entered it");
-  }
-}
-
-}  // namespace
-
 TEST_CASE("death:ctx_invalid_put", "[.death]") {
   xt::SymBuf<int> d(4);
   int v[4] = {1, 2, 3, 4};
-  pe0_does("xshmem_ctx_int_put on XSHMEM_CTX_INVALID",
-           [&] { xshmem_ctx_int_put(XSHMEM_CTX_INVALID, d.data(), v, 4, 1); });
+  xt::pe0_does("xshmem_ctx_int_put on XSHMEM_CTX_INVALID",
+               [&] { xshmem_ctx_int_put(XSHMEM_CTX_INVALID, d.data(), v, 4, 1); });
 }
 
 TEST_CASE("death:ctx_invalid_amo", "[.death]") {
   xt::SymBuf<uint64_t> d(1);
-  pe0_does("xshmem_ctx_uint64_atomic_fetch_add on XSHMEM_CTX_INVALID",
-           [&] { (void)xshmem_ctx_uint64_atomic_fetch_add(XSHMEM_CTX_INVALID, d.data(), 1, 1); });
+  xt::pe0_does("xshmem_ctx_uint64_atomic_fetch_add on XSHMEM_CTX_INVALID", [&] {
+    (void)xshmem_ctx_uint64_atomic_fetch_add(XSHMEM_CTX_INVALID, d.data(), 1, 1);
+  });
 }
 
 TEST_CASE("death:ctx_bad_options", "[.death]") {
-  pe0_does("xshmem_ctx_create with unknown option bits", [&] {
+  xt::pe0_does("xshmem_ctx_create with unknown option bits", [&] {
     xshmem_ctx_t c;
     (void)xshmem_ctx_create(XSHMEM_CTX_PRIVATE | (1L << 20), &c);
   });
@@ -475,7 +456,7 @@ TEST_CASE("death:ctx_bad_options", "[.death]") {
 
 TEST_CASE("death:ctx_use_after_destroy", "[.death]") {
   xt::SymBuf<long> d(2);
-  pe0_does("xshmem_ctx_long_p on a destroyed context", [&] {
+  xt::pe0_does("xshmem_ctx_long_p on a destroyed context", [&] {
     xshmem_ctx_t c = XSHMEM_CTX_INVALID;
     REQUIRE(xshmem_ctx_create(0, &c) == 0);
     xshmem_ctx_destroy(c);
@@ -484,8 +465,8 @@ TEST_CASE("death:ctx_use_after_destroy", "[.death]") {
 }
 
 TEST_CASE("death:ctx_destroy_default", "[.death]") {
-  pe0_does("xshmem_ctx_destroy(XSHMEM_CTX_DEFAULT)",
-           [&] { xshmem_ctx_destroy(XSHMEM_CTX_DEFAULT); });
+  xt::pe0_does("xshmem_ctx_destroy(XSHMEM_CTX_DEFAULT)",
+               [&] { xshmem_ctx_destroy(XSHMEM_CTX_DEFAULT); });
 }
 
 TEST_CASE("death:ctx_team_pe_out_of_range", "[.death]") {
@@ -495,13 +476,13 @@ TEST_CASE("death:ctx_team_pe_out_of_range", "[.death]") {
   REQUIRE(xshmem_team_split_strided(XSHMEM_TEAM_WORLD, 1, -1, 2, nullptr, 0, &rev) == 0);
   xshmem_ctx_t c = XSHMEM_CTX_INVALID;
   REQUIRE(xshmem_team_create_ctx(rev, 0, &c) == 0);
-  pe0_does("xshmem_ctx_int_p to team pe 2 of a 2-PE team",
-           [&] { xshmem_ctx_int_p(c, d.data(), 1, 2); });
+  xt::pe0_does("xshmem_ctx_int_p to team pe 2 of a 2-PE team",
+               [&] { xshmem_ctx_int_p(c, d.data(), 1, 2); });
 }
 
 TEST_CASE("death:ctx_private_other_thread", "[.death]") {
   xt::SymBuf<int> d(1);
-  pe0_does("xshmem_ctx_int_p on another thread's XSHMEM_CTX_PRIVATE context", [&] {
+  xt::pe0_does("xshmem_ctx_int_p on another thread's XSHMEM_CTX_PRIVATE context", [&] {
     xshmem_ctx_t c = XSHMEM_CTX_INVALID;
     REQUIRE(xshmem_ctx_create(XSHMEM_CTX_PRIVATE, &c) == 0);
     std::thread other([&] { xshmem_ctx_int_p(c, d.data(), 1, 1); });

@@ -19,22 +19,6 @@ int peer() {
   return (xt::me() + 1) % xt::npes();
 }
 
-// PE 0 runs `bad`; every other PE waits in a barrier that PE 0 never reaches.
-template <typename F>
-void pe0_does(const char *what, F &&bad) {
-  if (!xt::require_npes_in({2}, "P2")) return;
-  xt::test_budget(30);
-  if (xt::me() == 0) {
-    xt::note("%s", what);
-    bad();
-    FAIL("the runtime returned from " << what << " instead of stopping the job");
-  } else {
-    xt::note("waiting in barrier_all while pe 0 runs %s", what);
-    xshmem_barrier_all();
-    FAIL("barrier_all returned although pe 0 never entered it");
-  }
-}
-
 // Every PE runs `bad` (collective calls such as free).
 template <typename F>
 void all_do(const char *what, F &&bad) {
@@ -128,31 +112,31 @@ TEST_CASE("ERR-06 agreeing_collectives_pass", "[ERR-06]") {
 TEST_CASE("ERR-01 death:invalid_pe_put_minus1", "[ERR-01][.death]") {
   xt::SymBuf<int> d(4);
   int src[4] = {1, 2, 3, 4};
-  pe0_does("xshmem_int_put to pe -1", [&] { xshmem_int_put(d.data(), src, 4, -1); });
+  xt::pe0_does("xshmem_int_put to pe -1", [&] { xshmem_int_put(d.data(), src, 4, -1); });
 }
 
 TEST_CASE("ERR-01 death:invalid_pe_get_npes", "[ERR-01][.death]") {
   xt::SymBuf<char> s(8);
   char dst[8];
-  pe0_does("xshmem_getmem from pe n_pes", [&] { xshmem_getmem(dst, s.data(), 8, xt::npes()); });
+  xt::pe0_does("xshmem_getmem from pe n_pes", [&] { xshmem_getmem(dst, s.data(), 8, xt::npes()); });
 }
 
 TEST_CASE("ERR-01 death:invalid_pe_amo_intmax", "[ERR-01][.death]") {
   xt::SymBuf<int64_t> d(1);
-  pe0_does("xshmem_int64_atomic_add to pe INT_MAX",
-           [&] { xshmem_int64_atomic_add(d.data(), 1, INT_MAX); });
+  xt::pe0_does("xshmem_int64_atomic_add to pe INT_MAX",
+               [&] { xshmem_int64_atomic_add(d.data(), 1, INT_MAX); });
 }
 
 TEST_CASE("ERR-01 death:invalid_pe_signal", "[ERR-01][.death]") {
   xt::SymBuf<uint64_t> sig(1);
-  pe0_does("xshmem_signal_add to pe -7", [&] { xshmem_signal_add(sig.data(), 1, -7); });
+  xt::pe0_does("xshmem_signal_add to pe -7", [&] { xshmem_signal_add(sig.data(), 1, -7); });
 }
 
 TEST_CASE("ERR-01 death:invalid_pe_put_signal", "[ERR-01][.death]") {
   xt::SymBuf<char> d(8);
   xt::SymBuf<uint64_t> sig(1);
   char src[8] = {};
-  pe0_does("xshmem_putmem_signal to pe n_pes", [&] {
+  xt::pe0_does("xshmem_putmem_signal to pe n_pes", [&] {
     xshmem_putmem_signal(d.data(), src, 8, sig.data(), 1, XSHMEM_SIGNAL_SET, xt::npes());
   });
 }
@@ -162,21 +146,22 @@ TEST_CASE("ERR-01 death:invalid_pe_put_signal", "[ERR-01][.death]") {
 
 TEST_CASE("ERR-02 death:nonsym_put_stack", "[ERR-02][.death]") {
   char on_stack[64], src[8] = {1};
-  pe0_does("xshmem_putmem to a stack address", [&] { xshmem_putmem(on_stack, src, 8, peer()); });
+  xt::pe0_does("xshmem_putmem to a stack address",
+               [&] { xshmem_putmem(on_stack, src, 8, peer()); });
 }
 
 TEST_CASE("ERR-02 death:nonsym_put_private", "[ERR-02][.death]") {
   std::vector<char> priv(64);
   char src[8] = {1};
-  pe0_does("xshmem_putmem to a private heap address",
-           [&] { xshmem_putmem(priv.data(), src, 8, peer()); });
+  xt::pe0_does("xshmem_putmem to a private heap address",
+               [&] { xshmem_putmem(priv.data(), src, 8, peer()); });
 }
 
 TEST_CASE("ERR-02 death:nonsym_get_private_source", "[ERR-02][.death]") {
   std::vector<char> priv(64);
   char dst[8];
-  pe0_does("xshmem_getmem from a private heap address",
-           [&] { xshmem_getmem(dst, priv.data(), 8, peer()); });
+  xt::pe0_does("xshmem_getmem from a private heap address",
+               [&] { xshmem_getmem(dst, priv.data(), 8, peer()); });
 }
 
 TEST_CASE("ERR-02 death:nonsym_past_heap_end", "[ERR-02][.death]") {
@@ -184,14 +169,14 @@ TEST_CASE("ERR-02 death:nonsym_past_heap_end", "[ERR-02][.death]") {
   REQUIRE(heap > 0);  // CTest sets it; the address below must lie past the heap's end
   xt::SymBuf<char> d(64);
   char src[8] = {1};
-  pe0_does("xshmem_putmem past the heap end",
-           [&] { xshmem_putmem(d.data() + heap + 4096, src, 8, peer()); });
+  xt::pe0_does("xshmem_putmem past the heap end",
+               [&] { xshmem_putmem(d.data() + heap + 4096, src, 8, peer()); });
 }
 
 TEST_CASE("ERR-02 death:nonsym_amo_stack", "[ERR-02][.death]") {
   int64_t on_stack = 0;
-  pe0_does("xshmem_int64_atomic_fetch_add on a stack address",
-           [&] { (void)xshmem_int64_atomic_fetch_add(&on_stack, 1, peer()); });
+  xt::pe0_does("xshmem_int64_atomic_fetch_add on a stack address",
+               [&] { (void)xshmem_int64_atomic_fetch_add(&on_stack, 1, peer()); });
 }
 
 // ---- Tier C: ERR-03 misaligned typed/atomic addresses
@@ -200,28 +185,29 @@ TEST_CASE("ERR-02 death:nonsym_amo_stack", "[ERR-02][.death]") {
 TEST_CASE("ERR-03 death:misaligned_amo64_1", "[ERR-03][.death]") {
   xt::SymBuf<int64_t> d(4);
   auto *at = reinterpret_cast<int64_t *>(reinterpret_cast<char *>(d.data()) + 1);
-  pe0_does("xshmem_int64_atomic_add at 1 mod 8", [&] { xshmem_int64_atomic_add(at, 1, peer()); });
+  xt::pe0_does("xshmem_int64_atomic_add at 1 mod 8",
+               [&] { xshmem_int64_atomic_add(at, 1, peer()); });
 }
 
 TEST_CASE("ERR-03 death:misaligned_amo64_4", "[ERR-03][.death]") {
   xt::SymBuf<uint64_t> d(4);
   auto *at = reinterpret_cast<uint64_t *>(reinterpret_cast<char *>(d.data()) + 4);
-  pe0_does("xshmem_uint64_atomic_fetch_add at 4 mod 8",
-           [&] { (void)xshmem_uint64_atomic_fetch_add(at, 1, peer()); });
+  xt::pe0_does("xshmem_uint64_atomic_fetch_add at 4 mod 8",
+               [&] { (void)xshmem_uint64_atomic_fetch_add(at, 1, peer()); });
 }
 
 TEST_CASE("ERR-03 death:misaligned_amo32_2", "[ERR-03][.death]") {
   xt::SymBuf<int> d(4);
   auto *at = reinterpret_cast<int *>(reinterpret_cast<char *>(d.data()) + 2);
-  pe0_does("xshmem_int_atomic_compare_swap at 2 mod 4",
-           [&] { (void)xshmem_int_atomic_compare_swap(at, 0, 1, peer()); });
+  xt::pe0_does("xshmem_int_atomic_compare_swap at 2 mod 4",
+               [&] { (void)xshmem_int_atomic_compare_swap(at, 0, 1, peer()); });
 }
 
 TEST_CASE("ERR-03 death:misaligned_typed_put", "[ERR-03][.death]") {
   xt::SymBuf<int> d(8);
   int src[2] = {1, 2};
   auto *at = reinterpret_cast<int *>(reinterpret_cast<char *>(d.data()) + 2);
-  pe0_does("xshmem_int_put at 2 mod 4", [&] { xshmem_int_put(at, src, 2, peer()); });
+  xt::pe0_does("xshmem_int_put at 2 mod 4", [&] { xshmem_int_put(at, src, 2, peer()); });
 }
 
 // ---- Tier C: ERR-04 / ERR-05 frees
@@ -256,19 +242,19 @@ TEST_CASE("ERR-05 death:free_interior", "[ERR-05][.death]") {
 
 TEST_CASE("ERR-09 death:null_put_dest", "[ERR-09][.death]") {
   char src[8] = {1};
-  pe0_does("xshmem_putmem to NULL, 8 bytes", [&] { xshmem_putmem(nullptr, src, 8, peer()); });
+  xt::pe0_does("xshmem_putmem to NULL, 8 bytes", [&] { xshmem_putmem(nullptr, src, 8, peer()); });
 }
 
 TEST_CASE("ERR-09 death:null_put_source", "[ERR-09][.death]") {
   xt::SymBuf<char> d(8);
-  pe0_does("xshmem_putmem from NULL, 8 bytes",
-           [&] { xshmem_putmem(d.data(), nullptr, 8, peer()); });
+  xt::pe0_does("xshmem_putmem from NULL, 8 bytes",
+               [&] { xshmem_putmem(d.data(), nullptr, 8, peer()); });
 }
 
 TEST_CASE("ERR-09 death:null_get_dest", "[ERR-09][.death]") {
   xt::SymBuf<long> s(4);
-  pe0_does("xshmem_long_get into NULL, 4 elements",
-           [&] { xshmem_long_get(nullptr, s.data(), 4, peer()); });
+  xt::pe0_does("xshmem_long_get into NULL, 4 elements",
+               [&] { xshmem_long_get(nullptr, s.data(), 4, peer()); });
 }
 
 // ---- Tier C: ERR-06 mismatched collective arguments, ERR-07 team misuse
@@ -372,13 +358,13 @@ TEST_CASE("ERR-06 death:different_collectives", "[ERR-06][.death]") {
 }
 
 TEST_CASE("ERR-07 death:sync_invalid_team", "[ERR-07][.death]") {
-  pe0_does("xshmem_team_sync(XSHMEM_TEAM_INVALID)",
-           [&] { (void)xshmem_team_sync(XSHMEM_TEAM_INVALID); });
+  xt::pe0_does("xshmem_team_sync(XSHMEM_TEAM_INVALID)",
+               [&] { (void)xshmem_team_sync(XSHMEM_TEAM_INVALID); });
 }
 
 TEST_CASE("ERR-07 death:destroy_world", "[ERR-07][.death]") {
-  pe0_does("xshmem_team_destroy(XSHMEM_TEAM_WORLD)",
-           [&] { xshmem_team_destroy(XSHMEM_TEAM_WORLD); });
+  xt::pe0_does("xshmem_team_destroy(XSHMEM_TEAM_WORLD)",
+               [&] { xshmem_team_destroy(XSHMEM_TEAM_WORLD); });
 }
 
 TEST_CASE("ERR-07 death:use_after_destroy", "[ERR-07][.death]") {
@@ -386,7 +372,7 @@ TEST_CASE("ERR-07 death:use_after_destroy", "[ERR-07][.death]") {
   xshmem_team_t t = XSHMEM_TEAM_INVALID;
   REQUIRE(xshmem_team_split_strided(XSHMEM_TEAM_WORLD, 0, 1, 2, nullptr, 0, &t) == 0);
   xshmem_team_destroy(t);
-  pe0_does("xshmem_team_sync on a destroyed team", [&] { (void)xshmem_team_sync(t); });
+  xt::pe0_does("xshmem_team_sync on a destroyed team", [&] { (void)xshmem_team_sync(t); });
 }
 
 TEST_CASE("ERR-07 death:inconsistent_split", "[ERR-07][.death]") {

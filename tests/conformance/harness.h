@@ -173,6 +173,22 @@ bool require_npes_in(std::initializer_list<int> set, const char *set_name);
 // Replaces the watchdog budget of the current test case (seconds from now), for cases whose
 // failure mode is a hang (e.g. a call that must not synchronise).
 void test_budget(double seconds);
+// Death cases at 2 PEs (death_check.sh asserts the line and the exit): PE 0 runs `bad`, which must
+// stop the job; PE 1 waits in a barrier that PE 0 never reaches. Either returning is a failure.
+template <typename F>
+void pe0_does(const char *what, F &&bad) {
+  if (!require_npes_in({2}, "P2")) return;
+  test_budget(30);
+  if (me() == 0) {
+    note("%s", what);
+    bad();
+    FAIL("the runtime returned from " << what << " instead of stopping the job");
+  } else {
+    note("waiting in barrier_all while pe 0 runs %s", what);
+    xshmem_barrier_all();
+    FAIL("barrier_all returned although pe 0 never entered it");
+  }
+}
 // Out-of-band allgather: out receives len_per_pe bytes from every PE, in PE order.
 void allgather(const void *in, void *out, size_t len_per_pe);
 // A size from the environment ("512M", "1G", "4096"; K/M/G/T are powers of 1024); 0 if unset or

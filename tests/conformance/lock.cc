@@ -317,34 +317,16 @@ TEST_CASE("LOCK-01 several_locks", "[LOCK-01]") {
 
 // ---- Checked mode and the wait deadline (death_check.sh) ----------------------------------------
 
-namespace {
-// PE 0 runs `bad`; PE 1 waits in a barrier that PE 0 never reaches.
-template <typename F>
-void pe0_does(const char *what, F &&bad) {
-  if (!xt::require_npes_in({2}, "P2")) return;
-  xt::test_budget(30);
-  if (xt::me() == 0) {
-    xt::note("%s", what);
-    bad();
-    FAIL("the runtime returned from " << what << " instead of stopping the job");
-  } else {
-    xt::note("waiting in barrier_all while pe 0 runs %s", what);
-    xshmem_barrier_all();
-    FAIL("barrier_all returned although pe 0 never entered it");
-  }
-}
-}  // namespace
-
 TEST_CASE("LOCK-01 death:lock_not_symmetric", "[LOCK-01][.death]") {
   long private_lock = 0;
-  pe0_does("xshmem_set_lock on a stack variable", [&] { xshmem_set_lock(&private_lock); });
+  xt::pe0_does("xshmem_set_lock on a stack variable", [&] { xshmem_set_lock(&private_lock); });
 }
 
 TEST_CASE("LOCK-01 death:lock_misaligned", "[LOCK-01][.death]") {
   xt::SymBuf<long> words(2);
   words[0] = words[1] = 0;
   auto *at = reinterpret_cast<long *>(reinterpret_cast<char *>(words.data()) + 4);
-  pe0_does("xshmem_test_lock at 4 mod 8", [&] { (void)xshmem_test_lock(at); });
+  xt::pe0_does("xshmem_test_lock at 4 mod 8", [&] { (void)xshmem_test_lock(at); });
 }
 
 // PE 1 holds the lock and waits in a barrier; PE 0's set_lock passes XSHMEM_WAIT_TIMEOUT (set
