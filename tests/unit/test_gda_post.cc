@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -174,4 +175,99 @@ TEST_CASE("gda posting: an entry the NIC refuses surfaces at quiet with its posi
       CHECK(got == 0xA7A7A7A7A7A7A7A7ull);
     }
   }
+}
+
+// The CQE's 16-bit counter gets its full position from `published`. A `published` read that is
+// older than the CQE (a CQE for a position at or past it) must not turn into a count of
+// completed entries near 2^64 (every claim would then overwrite entries the NIC has not read, as
+// GPU threads did in session 18's run): it reads as "nothing known", and a consistent pair reads
+// exactly, below and above position 2^16.
+TEST_CASE("gda posting: the completed count from an inconsistent CQE and published pair",
+          "[gda_post]") {
+  Rig r(1);
+  auto cqe_at = [&](uint64_t pos, uint8_t op) {
+    r.cqe.wqe_counter = g::be16(static_cast<uint16_t>(pos));
+    r.cqe.op_own = static_cast<uint8_t>(op << 4);
+  };
+  uint64_t done = 77;
+  // Nothing published, no CQE.
+  CHECK(g::completed(r.s, &done));
+  CHECK(done == 0);
+  for (const uint64_t base : {uint64_t{0}, uint64_t{1} << 16, (uint64_t{5} << 16) + 1000}) {
+    for (const uint64_t at : {base + 10, base + 12000, base + 65000}) {
+      // Consistent: the CQE's position below published, at most nbb below.
+      cqe_at(at, g::kCqeReq);
+      for (const uint64_t ahead : {uint64_t{1}, uint64_t{kNbb / 2}, uint64_t{kNbb}}) {
+        r.published = at + ahead;
+        REQUIRE(g::completed(r.s, &done));
+        CHECK(done == at + 1);
+      }
+      // A stale published: at or below the CQE's position, or far behind it.
+      for (const uint64_t stale : {at + 1 - 1, at - 1, at - 5, at - kNbb - 1}) {
+        if (stale == 0) continue;
+        r.published = stale;
+        REQUIRE(g::completed(r.s, &done));
+        CAPTURE(base, at, stale, done);
+        CHECK(done == 0);
+      }
+      // More than nbb published past the CQE: the reads straddled other posters' progress.
+      r.published = at + kNbb + 2;
+      REQUIRE(g::completed(r.s, &done));
+      CHECK(done == 0);
+      // An error CQE read consistently reports its position.
+      cqe_at(at, g::kCqeReqErr);
+      r.published = at + 3;
+      CHECK_FALSE(g::completed(r.s, &done));
+      CHECK(done == at);
+    }
+  }
+}
+
+// A poster's deadline is for a queue that stops, not one that is slow: a quiet behind a full ring
+// that a slow NIC drains (one entry per 8 ms, progress reported every 16 entries) waits about
+// 0.5 s in all, past the 0.3 s deadline, and succeeds; with the NIC stopped it times out.
+TEST_CASE("gda posting: the deadline is for a queue that stops moving, not a slow one",
+          "[gda_post]") {
+  Rig r(kNbb);
+  r.s.deadline_ns = 300ull * 1000 * 1000;
+  std::atomic<bool> slow{true};
+  std::thread model([&] {
+    while (!r.stop.load(std::memory_order_acquire)) {
+      if (slow.load()) r.consumed += m::progress(r.q, r.lkeys, &Rig::send, &r, 1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(8));
+    }
+  });
+  for (uint32_t k = 0; k < kNbb; ++k) {
+    uint64_t pos = 0;
+    REQUIRE(g::reserve(r.s, 1, &pos) == g::kPostOk);
+    const uint64_t v = word_of(11, k);
+    g::build_write_inline(g::slot(r.s, pos), g::post_of(r.s, pos, g::wants_cqe(r.s, pos, pos)),
+                          r.base() + 8 * k, kRKey, &v, 8);
+    REQUIRE(g::publish(r.s, pos, 1) == g::kPostOk);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(g::quiet(r.s) == g::kPostOk);
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(waited > 0.3);  // longer than the deadline: the test shows what it claims
+  for (uint32_t k = 0; k < kNbb; ++k) {
+    uint64_t got;
+    memcpy(&got, r.remote.data() + kGuard + 8 * k, 8);
+    CHECK(got == word_of(11, k));
+  }
+  // The NIC stops: the next wait ends with a timeout within about the deadline.
+  slow = false;
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // a progress call under way ends
+  uint64_t pos = 0;
+  REQUIRE(g::reserve(r.s, 1, &pos) == g::kPostOk);
+  g::build_nop(g::slot(r.s, pos), g::post_of(r.s, pos, true));
+  REQUIRE(g::publish(r.s, pos, 1) == g::kPostOk);
+  const auto t1 = std::chrono::steady_clock::now();
+  CHECK(g::wait_done(r.s, pos) == g::kPostTimeout);
+  const double stalled =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  CHECK(stalled >= 0.3);
+  CHECK(stalled < 5.0);
+  r.stop = true;
+  model.join();
 }

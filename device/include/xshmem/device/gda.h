@@ -81,9 +81,19 @@ XSHMEM_HD_INLINE bool completed(const sq_t &q, uint64_t *done) {
     *done = 0;
     return true;
   }
-  // The full position of entry idx: the one below `published` with these low 16 bits.
-  const uint64_t pos =
-      published - 1 - static_cast<uint16_t>(static_cast<uint16_t>(published - 1) - idx);
+  // The full position of entry idx: the one below `published` with these low 16 bits. It lies at
+  // most nbb below `published` when the two reads agree (no claim gets further than nbb past what
+  // a CQE showed). A larger distance means they do not: a `published` read older than the CQE
+  // (idx at or past it: the distance wraps to nearly 2^16, and below position 2^16 the position
+  // itself wraps to nearly 2^64, which as a count of completed entries would let every claim
+  // overwrite entries the NIC has not read), or other posters moving on between the reads. Then
+  // nothing is known to have completed: *done is 0 and the caller reads again.
+  const uint16_t behind = static_cast<uint16_t>(static_cast<uint16_t>(published - 1) - idx);
+  if (behind > q.nbb || behind >= published) {
+    *done = 0;
+    return true;
+  }
+  const uint64_t pos = published - 1 - behind;
   if (op == kCqeReqErr || op == kCqeRespErr) {
     *done = pos;
     return false;
@@ -97,10 +107,15 @@ namespace detail {
 XSHMEM_HD_INLINE int wait_room(const sq_t &q, uint64_t first, uint32_t n) {
   wait_clock clock = wait_clock::with_timeout(q.deadline_ns);
   atomic::backoff relax;
+  uint64_t seen = 0;
   for (;;) {
     uint64_t done = 0;
     if (!completed(q, &done)) return kPostError;
     if (first + n <= done + q.nbb) return kPostOk;
+    if (done > seen) {  // the NIC moves: the deadline is for a queue that stops
+      seen = done;
+      clock.restart();
+    }
     if (clock.passed()) return kPostTimeout;
     relax();
   }
@@ -168,7 +183,14 @@ XSHMEM_HD_INLINE post_t post_of(const sq_t &q, uint64_t pos, bool signaled, uint
 XSHMEM_HD_INLINE int publish(const sq_t &q, uint64_t first, uint32_t n) {
   wait_clock clock = wait_clock::with_timeout(q.deadline_ns);
   atomic::backoff relax;
-  while (atomic::load(q.ready, atomic::acquire) != first) {
+  // Every earlier claim publishes first. With many posters that is a long wait on a queue that
+  // moves (the claims ahead publish one after the other): the deadline is for `ready` standing
+  // still, a poster that stopped between its claim and its publish.
+  for (uint64_t seen = atomic::load(q.ready, atomic::acquire), now; seen != first; seen = now) {
+    if ((now = atomic::load(q.ready, atomic::acquire)) != seen) {
+      clock.restart();
+      continue;
+    }
     if (clock.passed()) return kPostTimeout;
     relax();
   }
@@ -191,6 +213,7 @@ XSHMEM_HD_INLINE int publish(const sq_t &q, uint64_t first, uint32_t n) {
 XSHMEM_HD_INLINE int wait_done(const sq_t &q, uint64_t pos, uint64_t *failed_pos = nullptr) {
   wait_clock clock = wait_clock::with_timeout(q.deadline_ns);
   atomic::backoff relax;
+  uint64_t seen = 0;
   for (;;) {
     uint64_t done = 0;
     if (!completed(q, &done)) {
@@ -198,6 +221,10 @@ XSHMEM_HD_INLINE int wait_done(const sq_t &q, uint64_t pos, uint64_t *failed_pos
       return kPostError;
     }
     if (done > pos) return kPostOk;
+    if (done > seen) {  // the NIC moves: the deadline is for a queue that stops
+      seen = done;
+      clock.restart();
+    }
     if (clock.passed()) return kPostTimeout;
     relax();
   }

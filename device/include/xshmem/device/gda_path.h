@@ -219,13 +219,32 @@ XSHMEM_HD_INLINE uint64_t write_inline(const state_t &s, int pe, int32_t op, con
   });
 }
 
+// The bytes of a caller's source for an inline write (n <= kMaxInline). A host thread over a GPU
+// heap (state_t::host_ce set) may name GPU memory, which it cannot load: the bytes come through
+// the runtime's copy into `staged`. Elsewhere the builder reads the source in place. (Larger
+// writes need nothing: the NIC reads their source through its local memory access.)
+XSHMEM_HD_INLINE const void *inline_source(const state_t &s, const void *src, size_t n,
+                                           unsigned char *staged) {
+#if !defined(__CUDA_ARCH__)
+  if (s.host_ce != nullptr && n != 0) {
+    s.host_ce->copy(staged, src, n, true);
+    return staged;
+  }
+#endif
+  (void)s;
+  (void)n;
+  (void)staged;
+  return src;
+}
+
 XSHMEM_GDA_COLD void put(const state_t &s, int32_t ctx, void *dest, const void *source,
                          size_t nbytes, int pe, bool nbi) {
   const peer_handle_t &h = handle(s, pe);
   const gda::sq_t &q = queue(h, ctx);
   const uint64_t off = heap_offset(s, dest);
   if (nbytes <= gda::kMaxInline) {
-    write_inline(s, pe, kDevOpPut, h, q, off, source, nbytes);
+    unsigned char staged[gda::kMaxInline];
+    write_inline(s, pe, kDevOpPut, h, q, off, inline_source(s, source, nbytes, staged), nbytes);
     return;
   }
   transfer<true>(s, pe, kDevOpPut, h, q, off, static_cast<char *>(const_cast<void *>(source)),
@@ -272,11 +291,14 @@ XSHMEM_GDA_COLD void strided(const state_t &s, int32_t ctx, T *dest, const T *so
     T *d = dest + static_cast<ptrdiff_t>(i) * dst;
     const T *src = source + static_cast<ptrdiff_t>(i) * sst;
     if constexpr (kPut) {
-      if constexpr (sizeof(T) <= gda::kMaxInline)
-        write_inline(s, pe, kDevOpIput, h, q, heap_offset(s, d), src, sizeof(T));
-      else
+      if constexpr (sizeof(T) <= gda::kMaxInline) {
+        unsigned char staged[sizeof(T)];
+        write_inline(s, pe, kDevOpIput, h, q, heap_offset(s, d),
+                     inline_source(s, src, sizeof(T), staged), sizeof(T));
+      } else {
         transfer<true>(s, pe, kDevOpIput, h, q, heap_offset(s, d),
                        reinterpret_cast<char *>(const_cast<T *>(src)), sizeof(T), !nbi);
+      }
     } else {
       transfer<false>(s, pe, kDevOpIget, h, q, heap_offset(s, src), reinterpret_cast<char *>(d),
                       sizeof(T), !nbi && i + 1 == nelems);
@@ -436,9 +458,11 @@ XSHMEM_GDA_COLD void put_signal(const state_t &s, int32_t ctx, void *dest, const
   const gda::sq_t &q = queue(h, ctx);
   const uint64_t off = heap_offset(s, dest);
   const bool wait_signal = !nbi && nbytes > gda::kMaxInline;
-  if (nbytes != 0 && nbytes <= gda::kMaxInline)
-    write_inline(s, pe, kDevOpPutSignal, h, q, off, source, nbytes);
-  else if (nbytes != 0)
+  if (nbytes != 0 && nbytes <= gda::kMaxInline) {
+    unsigned char staged[gda::kMaxInline];
+    write_inline(s, pe, kDevOpPutSignal, h, q, off, inline_source(s, source, nbytes, staged),
+                 nbytes);
+  } else if (nbytes != 0)
     transfer<true>(s, pe, kDevOpPutSignal, h, q, off,
                    static_cast<char *>(const_cast<void *>(source)), nbytes, false);
   const uint64_t pos = signal(s, ctx, sig_addr, sig, sig_op, pe, wait_signal);

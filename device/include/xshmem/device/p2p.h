@@ -76,6 +76,12 @@ class wait_clock {
     return waited_ns_ >= timeout_ns_;
   }
   XSHMEM_HD_INLINE uint64_t waited_ns() const { return waited_ns_; }
+  // Starts the wait anew: for a wait on something that moves on its way to the awaited state
+  // (a queue others are draining), whose deadline is "stopped moving", not "took long".
+  XSHMEM_HD_INLINE void restart() {
+    start_ns_ = 0;
+    waited_ns_ = 0;
+  }
 
  private:
   uint64_t timeout_ns_;
