@@ -272,10 +272,15 @@ int main(void) {
     if (inB) run_set(1, &setB, pSyncB, 0, 1, sizeB, it);
     run_set(2, &setW, pSyncW, 0, 0, npes, it);
   }
+  /* Every member of every set has returned: every pSync is back at SHMEM_SYNC_VALUE. The
+   * barrier after the checks is part of the protocol, not a delay: once it releases the PEs, the
+   * first one out starts B on pSyncA and adds its round-0 token to its partner's pSyncA[0] at
+   * once, so without it a PE still checking could see that token (pSyncA[0] == 1 on PE 0 or 2). */
   shmem_barrier_all();
   check_psync(pSyncA, "pSyncA restored");
   check_psync(pSyncB, "pSyncB restored");
   check_psync(pSyncW, "pSyncW restored");
+  shmem_barrier_all();
   /* After a barrier, a pSync may serve another active set: A's for B, B's for A. */
   for (int it = 0; it < 2; ++it) {
     if (inB) run_set(1, &setB, pSyncA, 0, 1, sizeB, ITERS + it);

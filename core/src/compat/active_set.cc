@@ -7,15 +7,34 @@
 // words, as the specification intends; they work on every path and heap kind those calls serve.
 //
 // Synchronisation (sync below): a dissemination over the set, ceil(log2 size) rounds; in round
-// k a member adds 1 to pSync[k] of the member 2^k after it and waits for its own pSync[k] to be at
-// least 1, then takes that 1 back with a fetching atomic (done when it returns). The words count
-// arrivals rather than hold an epoch, so a member that runs ahead into the next call on the same
-// pSync and set adds to a word its partner has not yet taken from: the partner takes one unit per
-// call and the word returns to SHMEM_SYNC_VALUE (0) once both are done. That gives the reuse rules
-// of the specification: consecutive calls on one active set may share a pSync with no other
-// synchronisation, and a pSync that is idle (every member returned) is all zero, so it may serve
-// another active set after a barrier-like synchronisation. Sets that overlap at the same time
-// need their own pSync arrays, as the specification requires.
+// k a member adds 1 to pSync[k] of the member 2^k after it, waits for its own pSync[k] to be at
+// least 1 (the add of the member 2^k before it), then takes that 1 back with a fetching atomic
+// (done when it returns). The words count arrivals rather than hold an epoch, and nothing ever
+// resets them: in each sync every member adds one token to one word of each round and takes one
+// from its own, so a word is back at SHMEM_SYNC_VALUE (0) once the sync is over on both of its
+// members, and no late add can land on a word after a reset. A member cannot leave a sync that
+// another member has not entered, so the member that adds to a word is at most one sync ahead of
+// the one that takes from it: a member that runs ahead into the next call on the same pSync and
+// set adds to a word its partner has not yet taken from (the word holds 2 for a while), and the
+// partner takes one unit per sync.
+//
+// That gives the reuse rules of the specification: consecutive calls on one active set may share a
+// pSync with no other synchronisation; a member returns with no token of the calls it finished
+// left in its own pSync (only, at most, the token of a call a peer has already started); once
+// every member has returned, the pSync is all SHMEM_SYNC_VALUE on every member, so after a
+// barrier-like synchronisation it may serve another active set. PEs outside the set never touch
+// it. Sets that overlap at the same time need their own pSync arrays, as the specification
+// requires. A program must not read or rewrite a pSync while a member may already be in a
+// collective that uses it: once a barrier releases the PEs, the first one out may start the next
+// collective on that pSync and add its token to a member that is still looking at the words
+// (every implementation signals through the peers' pSync); such a check needs a second barrier
+// before the next use (tests/compat/compat_depr.c). Checked mode verifies on entry that this PE's
+// words hold what the protocol allows (check_words), which catches most pSync arrays that were
+// not initialised or that another active set uses at the same time.
+//
+// Every wait (a round's token, collect's offset) runs under XSHMEM_WAIT_TIMEOUT and is reported as
+// the call waiting for a named member: "xshmem: shmem_barrier: pe 0 waited 1.0 s in round 0 for
+// pe 1 (pSync[0] at 0x... >= 1, last seen 0); past XSHMEM_WAIT_TIMEOUT ...".
 //
 // Data moves are pushes into the peers' dest (the specification has dest ready on every member
 // when the call starts), completed by quiet before the sync; reductions fetch every member's
@@ -32,6 +51,7 @@
 #include <xshmem/xshmem.h>
 
 #include "checks.h"
+#include "wait_deadline.h"
 
 // Definitions of deprecated declarations: not uses.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -51,10 +71,42 @@ struct ActiveSet {
   int pe(int i) const { return start + i * stride; }
 };
 
-// The active set of a call, checked: a set inside the world that holds this PE, a symmetric pSync.
-// size 0 when the arguments are wrong and checks are off (the call then does nothing).
+// The number of dissemination rounds of a set of `size` members: ceil(log2 size).
+int rounds(int size) {
+  int k = 0;
+  while (k < kRounds && (int64_t{1} << k) < size) ++k;
+  return k;
+}
+
+// Checked mode, on entry: this PE's pSync words that the call uses hold what the protocol allows.
+// A round's word holds the tokens this PE has not taken yet, and its sender is at most one sync
+// ahead (it cannot leave a sync this PE has not entered): 0 or 1. Collect's word is 0, except on
+// entry to a collect where the previous member may have passed its offset already (positive).
+// Anything else is a pSync that was not SHMEM_SYNC_VALUE on every member before its first call,
+// that the program wrote while in use, or that another active set uses at the same time: the sync
+// would return early, so stop here. (A stray 1 cannot be told from a token.)
+void check_words(const char *call, const ActiveSet &s, const long *pSync, bool collect) {
+  const int my = s.pe(s.me);
+  const char *why =
+      "pSync was not SHMEM_SYNC_VALUE on every member before the first call, or was written, or "
+      "is used by another active set's collective at the same time";
+  for (int k = 0; k < rounds(s.size); ++k) {
+    const long v = xshmem_long_atomic_fetch(&pSync[k], my);
+    if (v != 0 && v != 1)
+      xc::check_fail(call, "pSync[%d] is %ld on entry, where 0 or 1 is possible: %s", k, v, why);
+  }
+  const bool offset_due = collect && s.me > 0;
+  const long c = xshmem_long_atomic_fetch(&pSync[kChain], my);
+  if (c < 0 || (c != 0 && !offset_due))
+    xc::check_fail(call, "pSync[%d] is %ld on entry, where %s is possible: %s", kChain, c,
+                   offset_due ? "0 or more" : "0", why);
+}
+
+// The active set of a call, checked: a set inside the world that holds this PE, a symmetric pSync
+// in a state check_words allows. size 0 when the arguments are wrong and checks are off (the call
+// then does nothing, and touches no pSync). `collect`: the call is a collect (pSync[kChain]).
 ActiveSet active_set(const char *call, int PE_start, int logPE_stride, int PE_size,
-                     const long *pSync) {
+                     const long *pSync, bool collect = false) {
   xc::check_init(call);
   const int n = xshmem_n_pes(), my = xshmem_my_pe();
   ActiveSet s;
@@ -85,29 +137,34 @@ ActiveSet active_set(const char *call, int PE_start, int logPE_stride, int PE_si
     return ActiveSet{};
   }
   xc::check_symmetric(call, "pSync", pSync, sizeof(long) * SHMEM_SYNC_SIZE);
+  if (xc::checks_enabled()) check_words(call, s, pSync, collect);
   return s;
 }
 
 // Every member arrives before any leaves; what this PE issued before (RMA, AMOs) is complete.
-void sync(const ActiveSet &s, long *pSync) {
+void sync(const char *call, const ActiveSet &s, long *pSync) {
   xshmem_quiet();
-  for (int k = 0; k < kRounds && (int64_t{1} << k) < s.size; ++k) {
-    const int step = static_cast<int>((int64_t{1} << k) % s.size);
-    xshmem_long_atomic_add(&pSync[k], 1, s.pe((s.me + step) % s.size));
-    xshmem_long_wait_until(&pSync[k], XSHMEM_CMP_GE, 1);
-    xshmem_long_atomic_fetch_add(&pSync[k], -1, s.pe(s.me));
+  const int my = s.pe(s.me);
+  for (int k = 0; k < rounds(s.size); ++k) {
+    const int64_t step = int64_t{1} << k;  // less than size
+    const int to = static_cast<int>((s.me + step) % s.size);
+    const int from = static_cast<int>((s.me + s.size - step) % s.size);
+    xshmem_long_atomic_add(&pSync[k], 1, s.pe(to));
+    // The token of `from` (if it is a sync ahead already, one of its two), taken back at once.
+    xc::wait_psync(call, &pSync[k], XSHMEM_CMP_GE, 1, s.pe(from), k, k);
+    xshmem_long_atomic_fetch_add(&pSync[k], -1, my);
   }
 }
 
 // Puts `bytes` at dest + dest_off of every other member (src local), then syncs.
-void push_all(const ActiveSet &s, void *dest, size_t dest_off, const void *src, size_t bytes,
-              long *pSync) {
+void push_all(const char *call, const ActiveSet &s, void *dest, size_t dest_off, const void *src,
+              size_t bytes, long *pSync) {
   if (bytes > 0) {
     // Start with the next member so members do not all write to member 0 first.
     for (int j = 1; j < s.size; ++j)
       xshmem_putmem(static_cast<char *>(dest) + dest_off, src, bytes, s.pe((s.me + j) % s.size));
   }
-  sync(s, pSync);
+  sync(call, s, pSync);
 }
 
 void broadcast(const char *call, size_t width, void *dest, const void *source, size_t nelems,
@@ -126,7 +183,7 @@ void broadcast(const char *call, size_t width, void *dest, const void *source, s
   if (s.me == PE_root && bytes > 0) {
     for (int j = 1; j < s.size; ++j) xshmem_putmem(dest, source, bytes, s.pe((s.me + j) % s.size));
   }
-  sync(s, pSync);
+  sync(call, s, pSync);
 }
 
 void fcollect(const char *call, size_t width, void *dest, const void *source, size_t nelems,
@@ -136,18 +193,18 @@ void fcollect(const char *call, size_t width, void *dest, const void *source, si
   const size_t bytes = nelems * width;
   xc::check_symmetric(call, "dest", dest, bytes * s.size);
   if (bytes > 0) std::memmove(static_cast<char *>(dest) + bytes * s.me, source, bytes);
-  push_all(s, dest, bytes * s.me, source, bytes, pSync);
+  push_all(call, s, dest, bytes * s.me, source, bytes, pSync);
 }
 
 // Variable sizes: this member's offset is the sum of the sizes before it, passed along the set
 // (member i waits for i - 1's running sum in pSync[kChain], stored plus one so 0 is "not yet").
 void collect(const char *call, size_t width, void *dest, const void *source, size_t nelems,
              int PE_start, int logPE_stride, int PE_size, long *pSync) {
-  const ActiveSet s = active_set(call, PE_start, logPE_stride, PE_size, pSync);
+  const ActiveSet s = active_set(call, PE_start, logPE_stride, PE_size, pSync, true);
   if (s.size == 0) return;
   long offset = 0;
   if (s.me > 0) {
-    xshmem_long_wait_until(&pSync[kChain], XSHMEM_CMP_NE, 0);
+    xc::wait_psync(call, &pSync[kChain], XSHMEM_CMP_NE, 0, s.pe(s.me - 1), -1, kChain);
     offset = xshmem_long_atomic_swap(&pSync[kChain], 0, s.pe(s.me)) - 1;
   }
   if (s.me + 1 < s.size)
@@ -155,7 +212,7 @@ void collect(const char *call, size_t width, void *dest, const void *source, siz
   const size_t off = static_cast<size_t>(offset) * width, bytes = nelems * width;
   xc::check_symmetric(call, "dest", static_cast<char *>(dest) + off, bytes);
   if (bytes > 0) std::memmove(static_cast<char *>(dest) + off, source, bytes);
-  push_all(s, dest, off, source, bytes, pSync);
+  push_all(call, s, dest, off, source, bytes, pSync);
 }
 
 void alltoall(const char *call, size_t width, void *dest, const void *source, size_t nelems,
@@ -173,7 +230,7 @@ void alltoall(const char *call, size_t width, void *dest, const void *source, si
       xshmem_putmem(d + bytes * s.me, src + bytes * i, bytes, s.pe(i));
     }
   }
-  sync(s, pSync);
+  sync(call, s, pSync);
 }
 
 // Strided: element k of the block for member i is source[(i * nelems + k) * sst] here and lands at
@@ -197,7 +254,7 @@ void alltoalls(const char *call, size_t width, void *dest, const void *source, p
         xshmem_iput64(to, from, dst, sst, nelems, s.pe(i));
     }
   }
-  sync(s, pSync);
+  sync(call, s, pSync);
 }
 
 // The reductions' operators.
@@ -258,7 +315,7 @@ void to_all(const char *call, T *dest, const T *source, int nreduce, int PE_star
   const size_t n = static_cast<size_t>(nreduce), bytes = n * sizeof(T);
   xc::check_symmetric(call, "source", source, bytes);
   xc::check_symmetric(call, "dest", dest, bytes);
-  sync(s, pSync);  // every member's source is ready
+  sync(call, s, pSync);  // every member's source is ready
   std::vector<T> acc(n), part(n);
   for (int i = 0; i < s.size && n > 0; ++i) {
     T *into = i == 0 ? acc.data() : part.data();
@@ -269,7 +326,7 @@ void to_all(const char *call, T *dest, const T *source, int nreduce, int PE_star
     if (i > 0)
       for (size_t k = 0; k < n; ++k) acc[k] = Op()(acc[k], part[k]);
   }
-  sync(s, pSync);  // every member has read every source: dest (perhaps source) may change
+  sync(call, s, pSync);  // every member has read every source: dest (perhaps source) may change
   if (n > 0) std::memcpy(dest, acc.data(), bytes);
 }
 
@@ -279,13 +336,13 @@ extern "C" {
 
 void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
   const ActiveSet s = active_set("shmem_barrier", PE_start, logPE_stride, PE_size, pSync);
-  if (s.size > 0) sync(s, pSync);
+  if (s.size > 0) sync("shmem_barrier", s, pSync);
 }
 
 // The same as shmem_barrier here: sync's quiet is more than shmem_sync needs, never less.
 void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
   const ActiveSet s = active_set("shmem_sync", PE_start, logPE_stride, PE_size, pSync);
-  if (s.size > 0) sync(s, pSync);
+  if (s.size > 0) sync("shmem_sync", s, pSync);
 }
 
 #define XSHMEMI_AS_MOVE(BITS)                                                                \
