@@ -30,6 +30,13 @@ extern "C" {
 #undef XSHMEMI_API_A
 #undef XSHMEMI_API_NORETURN
 
+/* The deprecated routines: p<name> (pshmem_int_fadd, p_my_pe, pshmalloc, pstart_pes). */
+#define XSHMEMI_DEP_A(ret, sym, params, target) ret p##sym params XSHMEMI_DEPRECATED;
+#define XSHMEMI_DEP_R(ret, sym, params) ret p##sym params XSHMEMI_DEPRECATED;
+#include <xshmem/compat_deprecated.h>
+#undef XSHMEMI_DEP_R
+#undef XSHMEMI_DEP_A
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,9 +15,10 @@
  * overloaded inline functions. A fixed-width type selects the routine of the type it is a typedef
  * of (int32_t: shmem_int_*). A call with a type outside the tables does not compile.
  *
- * Not provided yet (docs/compat.md): the deprecated forms (active-set collectives with pSync,
- * shmem_fadd ..., start_pes, shmalloc, shmem_wait), locks, complex reductions; no routine of the
- * specification exists here as a no-op.
+ * The deprecated routines (active-set collectives with pSync, shmem_fadd ..., start_pes, shmalloc,
+ * shmem_wait; <xshmem/compat_deprecated.h>) are declared deprecated. Not provided yet
+ * (docs/compat.md): locks, complex reductions; no routine of the specification exists here as a
+ * no-op (the cache routines are no-ops the specification allows).
  */
 #ifndef XSHMEM_COMPAT_SHMEM_H
 #define XSHMEM_COMPAT_SHMEM_H
@@ -82,9 +83,9 @@ typedef xshmem_team_config_t shmem_team_config_t;
 #define SHMEM_MALLOC_SIGNAL_REMOTE 2L
 
 /* pSync and pWrk sizes (in longs) and the pSync initial value of the deprecated active-set
- * collectives, which xshmem does not provide yet (issue 14 item 7): fixed here so that programs
- * that size their arrays with them compile, and large enough for those routines when they come.
- * SHMEM_SYNC_SIZE serves every collective. */
+ * collectives (shmem_barrier, shmem_broadcast64, shmem_long_sum_to_all, ...). SHMEM_SYNC_SIZE
+ * serves every collective. pWrk of a reduction: max(nreduce / 2 + 1,
+ * SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements. */
 #define SHMEM_SYNC_VALUE 0L
 #define SHMEM_SYNC_SIZE 128
 #define SHMEM_BCAST_SYNC_SIZE 128
@@ -129,6 +130,15 @@ extern "C" {
 #undef XSHMEMI_API_AC
 #undef XSHMEMI_API_A
 #undef XSHMEMI_API_NORETURN
+
+/* The deprecated routines (<xshmem/compat_deprecated.h>; docs/compat.md): every one warns where it
+ * is called (-Wdeprecated-declarations; -Wno-deprecated-declarations silences them). */
+#define XSHMEMI_DEPRECATED __attribute__((deprecated))
+#define XSHMEMI_DEP_A(ret, sym, params, target) ret sym params XSHMEMI_DEPRECATED;
+#define XSHMEMI_DEP_R(ret, sym, params) ret sym params XSHMEMI_DEPRECATED;
+#include <xshmem/compat_deprecated.h>
+#undef XSHMEMI_DEP_R
+#undef XSHMEMI_DEP_A
 
 #ifdef __cplusplus
 }
@@ -297,9 +307,8 @@ struct xshmemi_c11_never;
 #define shmem_prod_reduce(...) XSHMEMI_C11_ON1(XSHMEMI_GEN_SUMPROD, _prod_reduce, __VA_ARGS__)
 #define shmem_sum_inscan(...) XSHMEMI_C11_ON1(XSHMEMI_GEN_REDUCE_ARITH, _sum_inscan, __VA_ARGS__)
 #define shmem_sum_exscan(...) XSHMEMI_C11_ON1(XSHMEMI_GEN_REDUCE_ARITH, _sum_exscan, __VA_ARGS__)
-/* shmem_sync(team) is shmem_team_sync(team). With four arguments it names the deprecated
- * active-set shmem_sync(PE_start, logPE_stride, PE_size, pSync), which is not provided yet (the
- * call does not compile until it is). */
+/* shmem_sync(team) is shmem_team_sync(team). With four arguments it is the deprecated active-set
+ * routine shmem_sync(PE_start, logPE_stride, PE_size, pSync). */
 #define XSHMEMI_C11_SYNC_PICK(a1, a2, a3, a4, F, ...) F
 #define shmem_sync(...) \
   XSHMEMI_C11_SYNC_PICK(__VA_ARGS__, (shmem_sync), 0, 0, shmem_team_sync, 0)(__VA_ARGS__)

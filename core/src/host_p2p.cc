@@ -245,6 +245,8 @@ std::string call_name(const dev::wait_timeout_t &w) {
       return "xshmem_team_sync";
     case dev::kWaitCollective:
       return "a team collective";
+    case dev::kWaitActiveSet:
+      return "an active-set collective";
     default:
       return "a wait";
   }
@@ -287,6 +289,15 @@ std::string describe_wait_timeout(const dev::wait_timeout_t &w, int my_pe,
     snprintf(tail, sizeof(tail), " for pe %d (signal %s %s %s, last seen %s)", w.pe, addr,
              cmp_text(w.cmp), expected.c_str(), seen.c_str());
     out += tail;
+  } else if (w.call == dev::kWaitActiveSet) {
+    // A word of the caller's pSync: a sync round's arrival count, or collect's running offset.
+    char round[32] = "";
+    if (w.round >= 0) snprintf(round, sizeof(round), " in round %d", w.round);
+    char tail[240];
+    snprintf(tail, sizeof(tail), "%s for pe %d (pSync[%llu] at %s %s %s, last seen %s)", round,
+             w.pe, static_cast<unsigned long long>(w.index), addr, cmp_text(w.cmp),
+             expected.c_str(), seen.c_str());
+    out += tail;
   } else if (w.call == dev::kWaitSignalWaitUntil) {
     out += " for *sig_addr (" + std::string(addr) + ") " + cmp_text(w.cmp) + " " + expected +
            " (last seen " + seen + ")";
@@ -320,6 +331,29 @@ void stop_on_wait_timeout(const dev::wait_timeout_t &w, const std::string &where
 
 void on_wait_timeout(const dev::wait_timeout_t *w) {
   stop_on_wait_timeout(*w, "");
+}
+
+long wait_psync(const char *call, const long *word, int cmp, long value, int pe, int round,
+                int index) {
+  const dev::wait_site site{dev::kWaitActiveSet, call};
+  if (!path::heap_host_accessible()) {  // GPU heap: poll copies of the word
+    dev::atomic::backoff wait;
+    dev::wait_clock clock(&state());
+    for (;;) {
+      long seen = 0;
+      gpu::read_local(&seen, word, sizeof(seen));
+      if (dev::compare(cmp, seen, value)) return seen;
+      if (clock.passed()) {
+        dev::wait_timeout_t w = dev::wait_report(site, clock, word, cmp, value, seen);
+        w.pe = pe;
+        w.round = round;
+        w.index = static_cast<uint64_t>(index);
+        dev::wait_timed_out(state(), w);
+      }
+      wait();
+    }
+  }
+  return dev::wait_until(state(), site, word, cmp, value, pe, round, static_cast<uint64_t>(index));
 }
 
 }  // namespace xshmem::core

@@ -22,6 +22,14 @@ std::string describe_wait_timeout(const dev::wait_timeout_t &w, int my_pe,
 // state_t::on_wait_timeout of host waits.
 void on_wait_timeout(const dev::wait_timeout_t *w);
 
+// A wait of the deprecated active-set collectives (compat/active_set.cc) on pSync[index], a long
+// of this PE's heap, until `*word cmp value`; returns the value that satisfied it. Under the wait
+// deadline, reported as the public call `call` (e.g. "shmem_barrier") waiting in `round` (-1:
+// not a sync round) for `pe`, the member whose update it needs: "shmem_barrier: pe 0 waited 1.0 s
+// in round 0 for pe 1 (pSync[0] at 0x... >= 1, last seen 0)". Host and GPU heaps.
+long wait_psync(const char *call, const long *word, int cmp, long value, int pe, int round,
+                int index);
+
 }  // namespace xshmem::core
 
 #endif  // XSHMEM_CORE_WAIT_DEADLINE_H

@@ -48,6 +48,20 @@ struct abi_sig<R (*)(A...)> {
 #undef XSHMEMI_API_A
 #undef XSHMEMI_API_NORETURN
 
+// Deprecated aliases (<xshmem/compat_deprecated.h>): the old name's prototype is its target's.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#define XSHMEMI_DEP_A(ret, sym, params, target)                             \
+  static_assert(std::is_same_v<decltype(&sym), decltype(&xshmem_##target)>, \
+                #sym " is an alias of xshmem_" #target                      \
+                     " but its prototype differs: "                         \
+                     "make it an XSHMEMI_DEP_R entry of xshmem/compat_deprecated.h");
+#define XSHMEMI_DEP_R(ret, sym, params)
+#include <xshmem/compat_deprecated.h>
+#undef XSHMEMI_DEP_R
+#undef XSHMEMI_DEP_A
+#pragma GCC diagnostic pop
+
 static_assert(SHMEM_MALLOC_ATOMICS_REMOTE == XSHMEM_MALLOC_ATOMICS_REMOTE);
 static_assert(SHMEM_MALLOC_SIGNAL_REMOTE == XSHMEM_MALLOC_SIGNAL_REMOTE);
 

@@ -251,6 +251,9 @@ enum wait_call : int32_t {
   kWaitSyncAll,
   kWaitTeamSync,
   kWaitCollective,  // the waits inside a team collective (reduce, broadcast, collect, ...)
+  // The waits of the deprecated active-set collectives (host only, core/src/compat/active_set.cc)
+  // on a word of the caller's pSync: `round` the sync round or -1, `index` the pSync word.
+  kWaitActiveSet,
 };
 // Where a wait is: its call and, for the rounds of a sync, the round. Host code also names the
 // public call (`name`, e.g. "xshmem_int_wait_until"); device code leaves it NULL.
