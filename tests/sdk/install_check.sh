@@ -19,7 +19,7 @@ for f in include/xshmem/xshmem.h include/xshmem/xshmemx.h include/xshmem/types.h
          include/xshmem/device/state.h include/xshmem/device/proxy.h include/xshmem/device/proxy_ring.h \
          include/xshmem/plugin/transport_v1.h include/xshmem/plugin/services_v1.h \
          include/xshmem/plugin/bootstrap_v1.h include/xshmem/plugin/common.h \
-         bin/xshmem-run bin/xshmem-info bin/xshmem-perf; do
+         bin/xshmem-run bin/xshmem-info bin/xshmem-perf bin/xshmem-cc bin/xshmem-c++; do
   [ -e "$prefix/$f" ] || fail "$prefix/$f is missing"
 done
 for f in libxshmem.so xshmem/libxshmem_transport_hostshm.so xshmem/libxshmem_bootstrap_tcp.so \
@@ -52,8 +52,9 @@ echo "$out" | grep -E '^ *(loaded|transports:) ' | head -8
 found=$(echo "$out" | sed -n 's/^ *loaded *transport *hostshm *//p' | head -1)
 [ -n "$found" ] && [ "$(realpath "$found")" = "$(realpath "$libdir/xshmem/libxshmem_transport_hostshm.so")" ] ||
   fail "the installed xshmem-info loaded hostshm from '$found', not from $libdir/xshmem"
-# The package files point into the prefix, not the build or source tree.
-if grep -rl -e "$build" "$libdir/cmake/xshmem" "$libdir/pkgconfig"; then
+# The package files and the compiler wrappers point into the prefix, not the build or source tree.
+if grep -rl -e "$build" "$libdir/cmake/xshmem" "$libdir/pkgconfig" "$prefix/bin/xshmem-cc" \
+    "$prefix/bin/xshmem-c++"; then
   fail "the package files above name the build tree $build"
 fi
 echo "sdk.install: ok"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # sdk.pkgconfig: compiles pc_hello.c with `pkg-config --cflags --libs xshmem` against the
-# installed prefix (plus an rpath to its libdir) and runs it as 2 PEs with the installed
-# xshmem-run, no LD_LIBRARY_PATH; then checks the plugin package's variables.
+# installed prefix (the flags carry an rpath to its libdir) and runs it as 2 PEs with the
+# installed xshmem-run, no LD_LIBRARY_PATH; then checks the plugin package's variables.
 #
 #   pkgconfig_check.sh <pc_hello.c> <prefix> <work dir>
 set -u
@@ -16,8 +16,10 @@ libdir=$(pkg-config --variable=libdir xshmem)
 echo "sdk.pkgconfig: pkg-config --cflags --libs xshmem: $flags"
 mkdir -p "$work"
 # shellcheck disable=SC2086
-cc -std=c11 -Wall -Werror "$src" $flags -Wl,-rpath,"$libdir" -o "$work/pc_hello" ||
+cc -std=c11 -Wall -Werror "$src" $flags -o "$work/pc_hello" ||
   fail "cc with pkg-config's flags failed"
+readelf -d "$work/pc_hello" | grep -Eq "\((RUNPATH|RPATH)\).*\[(.*:)?$libdir(:.*)?\]" ||
+  fail "pc_hello has no RUNPATH to $libdir: $(readelf -d "$work/pc_hello" | grep PATH)"
 plugindir=$(pkg-config --variable=plugindir xshmem-plugin)
 [ -e "$plugindir/libxshmem_transport_hostshm.so" ] ||
   fail "xshmem-plugin.pc plugindir $plugindir holds no libxshmem_transport_hostshm.so"

@@ -2,6 +2,9 @@
 //
 //   xshmem-run -n N [--nodes 2 [--placement block|cyclic]] [--timeout SEC] [--no-prefix] prog...
 //
+// -np N and --np N are -n N (the spelling of oshrun and mpirun). A usage error (an unknown option,
+// a bad value, no program) is one line on stderr and exit status 2.
+//
 // The launcher makes the job token, opens rank 0's listener on 127.0.0.1 (handed to rank 0 as an
 // inherited descriptor, so no port can be taken in between) and describes the job to each child
 // through XSHMEM_BOOTSTRAP_TCP_{RANK,SIZE,ROOT,TOKEN,LISTEN_FD} and XSHMEM_BOOTSTRAP=tcp. Output
@@ -504,6 +507,45 @@ class Launcher {
 }  // namespace
 }  // namespace xshmem::run
 
+namespace {
+
+// One line for any usage error, exit status 2.
+int usage_error(const std::string &what) {
+  fprintf(stderr,
+          "xshmem-run: %s; usage: xshmem-run -n N [options] prog args... (xshmem-run --help "
+          "lists the options)\n",
+          what.c_str());
+  return 2;
+}
+
+// -np N, as oshrun and mpirun spell it, is --np N. CLI11 reads "-np" as -n with the value "p", so
+// the word is rewritten before parsing, among the launcher's own options only: the scan stops at
+// "--" and at the program (the first word that is not an option or an option's value).
+std::vector<std::string> launcher_args(CLI::App &app, int argc, char **argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  for (int i = 1; i < argc; ++i) {
+    std::string &a = args[i];
+    if (a == "--") break;
+    if (a == "-np") {
+      a = "--np";
+    } else if (a.empty() || a[0] != '-') {
+      break;  // the program
+    }
+    // An option that takes a value and has none attached ("-n 4", "--timeout 5") owns the next
+    // word.
+    const bool attached = a.find('=') != std::string::npos || (a[1] != '-' && a.size() > 2);
+    if (attached) continue;
+    for (const CLI::Option *o : app.get_options())
+      if (o->check_name(a) && o->get_items_expected_min() > 0) {
+        ++i;
+        break;
+      }
+  }
+  return args;
+}
+
+}  // namespace
+
 int main(int argc, char **argv) {
   CLI::App app{
       "Starts N processing elements (PEs) of an xshmem job on this host, with the tcp bootstrap.\n"
@@ -515,7 +557,9 @@ int main(int argc, char **argv) {
   bool no_prefix = false;
   int nodes = 0;
   std::string placement = "block";
-  app.add_option("-n,--np", n, "number of PEs to start")->required()->check(CLI::Range(1, 65536));
+  app.add_option("-n,--np", n, "number of PEs to start (also -np N)")
+      ->required()
+      ->check(CLI::Range(1, 65536));
   CLI::Option *nodes_opt =
       app.add_option(
              "--nodes", nodes,
@@ -537,22 +581,30 @@ int main(int argc, char **argv) {
                "directly)");
   app.prefix_command();
   app.footer(
-      "Example: xshmem-run -n 4 --timeout 60 ./my_program --size 1M\n"
+      "Example: xshmem-run -n 4 --timeout 60 ./my_program --size 1M   (or -np 4)\n"
       "         xshmem-run -n 4 --nodes 2 ./my_program    (as root: pes 0-1 on xsn-a, 2-3 on "
       "xsn-b)");
-  CLI11_PARSE(app, argc, argv);
+  std::vector<std::string> args = launcher_args(app, argc, argv);
+  std::vector<char *> av;
+  for (auto &a : args) av.push_back(a.data());
+  av.push_back(nullptr);
+  try {
+    app.parse(argc, av.data());
+  } catch (const CLI::ParseError &e) {
+    // --help is a ParseError with status 0; every other one is a usage error of one line.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    return usage_error(e.what());
+  }
   std::vector<std::string> cmd = app.remaining();
+  // With prefix_command, CLI11 hands an option it does not know over to the program's words:
+  // before the program (and without "--") it is the launcher's unknown option, not a program.
+  if (!cmd.empty() && cmd.front() != "--" && cmd.front().size() > 1 && cmd.front()[0] == '-')
+    return usage_error("unknown option '" + cmd.front() + "'");
   if (!cmd.empty() && cmd.front() == "--") cmd.erase(cmd.begin());
-  if (cmd.empty()) {
-    fprintf(stderr,
-            "xshmem-run: no program given; usage: xshmem-run -n N [options] prog args...\n");
-    return 2;
-  }
-  if (nodes > n) {
-    fprintf(stderr, "xshmem-run: --nodes %d with -n %d: every node needs at least one pe\n", nodes,
-            n);
-    return 2;
-  }
+  if (cmd.empty()) return usage_error("no program given");
+  if (nodes > n)
+    return usage_error("--nodes " + std::to_string(nodes) + " with -n " + std::to_string(n) +
+                       ": every node needs at least one pe");
   return xshmem::run::Launcher(n, nodes, placement == "cyclic", timeout, !no_prefix, std::move(cmd))
       .run();
 }
