@@ -176,6 +176,14 @@ XSHMEM_HD_INLINE void wait(const state_t &s, int pe, int32_t op, const gda::sq_t
   if (const int st = gda::wait_done(q, pos)) failed(s, pe, op, st);
 }
 
+#if defined(__CUDA_ARCH__)
+// A GPU thread's __shared__ or thread-local buffer is no address the NIC can use (it reaches
+// global memory only; the model's copies alike): see bounce below.
+template <bool kPut>
+__device__ inline void bounce(const state_t &s, int pe, int32_t op, const peer_handle_t &h,
+                              const gda::sq_t &q, uint64_t off, char *local, size_t n);
+#endif
+
 // RDMA writes (kPut) or reads of n > kMaxInline bytes between local `local` and heap offset off
 // at pe: one entry per key region and kMaxMessage. The last asks for a completion when `wait`,
 // and then the call waits for it.
@@ -183,6 +191,12 @@ template <bool kPut>
 XSHMEM_HD_INLINE void transfer(const state_t &s, int pe, int32_t op, const peer_handle_t &h,
                                const gda::sq_t &q, uint64_t off, char *local, size_t n,
                                bool wait_last) {
+#if defined(__CUDA_ARCH__)
+  if (n != 0 && !__isGlobal(local)) {
+    bounce<kPut>(s, pe, op, h, q, off, local, n);
+    return;
+  }
+#endif
   while (n > 0) {
     uint64_t room = 0;
     const uint32_t key = rkey(h, off, &room);
@@ -218,6 +232,39 @@ XSHMEM_HD_INLINE uint64_t write_inline(const state_t &s, int pe, int32_t op, con
     gda::build_write_inline(wqe, p, h.remote_base + off, key, src, static_cast<uint32_t>(n));
   });
 }
+
+#if defined(__CUDA_ARCH__)
+// Data of a buffer the NIC cannot reach (transfer: __shared__ or thread-local memory) travel in
+// the entries: inline writes of at most kMaxInline bytes, or reads of at most 8 bytes into the
+// queue's result word, each waited for and copied out. Slow (a completion per 8 bytes read), but
+// correct where the data cannot be in registered memory; global buffers take the RDMA path.
+template <bool kPut>
+__device__ inline void bounce(const state_t &s, int pe, int32_t op, const peer_handle_t &h,
+                              const gda::sq_t &q, uint64_t off, char *local, size_t n) {
+  constexpr size_t kChunk = kPut ? gda::kMaxInline : 8;
+  for (size_t done = 0; done < n;) {
+    uint64_t room = 0;
+    const uint32_t key = rkey(h, off + done, &room);
+    size_t len = n - done < kChunk ? n - done : kChunk;
+    if (len > room) len = static_cast<size_t>(room);  // one key region per entry
+    if constexpr (kPut) {
+      (void)key;
+      write_inline(s, pe, op, h, q, off + done, local + done, len);
+    } else {
+      uint64_t *at = nullptr;
+      const uint64_t pos = post(s, pe, op, q, true, [&](void *wqe, const gda::post_t &p) {
+        at = landing(q, p.index, nullptr);
+        gda::build_read(wqe, p, h.remote_base + off + done, key, reinterpret_cast<uintptr_t>(at),
+                        h.lkey, static_cast<uint32_t>(len));
+      });
+      wait(s, pe, op, q, pos);
+      const uint64_t bits = landed(at);
+      memcpy(local + done, &bits, len);
+    }
+    done += len;
+  }
+}
+#endif
 
 // The bytes of a caller's source for an inline write (n <= kMaxInline). A host thread over a GPU
 // heap (state_t::host_ce set) may name GPU memory, which it cannot load: the bytes come through
