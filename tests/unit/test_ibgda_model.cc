@@ -429,3 +429,30 @@ TEST_CASE("ibgda model: key table", "[ibgda_model]") {
   REQUIRE_FALSE(k.remove(1));
   REQUIRE(k.find(1) == nullptr);
 }
+
+// The CUDA memory access's copies between addresses that are not GPU memory go through the kernel:
+// an address that means nothing on the host (a GPU thread's __shared__ or local address in an
+// entry) fails the copy (the model then stops the queue with its line) instead of crashing the
+// process. Where the kernel call is forbidden (seccomp) the copy is a plain memcpy: skipped.
+TEST_CASE("ibgda model: a host copy from or to an unmapped address fails, not crashes",
+          "[ibgda_model]") {
+  using xshmem::backend::CudaAccess;
+  uint64_t a = 0x1122334455667788ull, b = 0;
+  iovec probe_to{&b, 8}, probe_from{&a, 8};
+  if (process_vm_readv(getpid(), &probe_to, 1, &probe_from, 1, 0) != 8) {
+    WARN("process_vm_readv is not allowed here (errno " << errno << "): nothing to check");
+    return;
+  }
+  b = 0;
+  CHECK(CudaAccess::host_copy(&b, &a, 8) == XSHMEM_SUCCESS);
+  CHECK(b == a);
+  // An address in the first page (never mapped) and one past the user address space.
+  // (Through volatile words: the compiler is not to see constant addresses in the copies.)
+  volatile uintptr_t low_word = 0x40, high_word = 0xffff900000000000ull;
+  auto *low = reinterpret_cast<void *>(low_word);
+  auto *high = reinterpret_cast<void *>(high_word);
+  CHECK(CudaAccess::host_copy(&b, low, 8) == XSHMEM_ERR_IO);
+  CHECK(CudaAccess::host_copy(low, &a, 8) == XSHMEM_ERR_IO);
+  CHECK(CudaAccess::host_copy(&b, high, 5) == XSHMEM_ERR_IO);
+  CHECK(b == a);  // untouched by the failed copies
+}
