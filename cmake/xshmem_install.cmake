@@ -3,6 +3,7 @@
 #   cmake --install build --prefix P    lays out
 #     P/include/xshmem/*.h, xshmem/device/*.h, xshmem/plugin/*.h   the public headers
 #     P/include/shmem.h, pshmem.h, shmemx.h                        the OpenSHMEM names
+#     P/include/nvshmem.h, nvshmemx.h                              the NVSHMEM names
 #     P/lib/libxshmem.so*, P/lib/xshmem/libxshmem_*.so              the library and the plugins
 #     P/bin/xshmem-run, xshmem-info, xshmem-perf                   the tools (RUNPATH $ORIGIN/../lib)
 #     P/lib/cmake/xshmem/xshmemConfig.cmake, ...ConfigVersion.cmake targets xshmem::xshmem (the

@@ -16,6 +16,7 @@ libdir=$(ls -d "$prefix"/lib "$prefix"/lib/*-linux-gnu 2>/dev/null | while read 
 [ -n "$libdir" ] || fail "no libxshmem.so under $prefix/lib"
 for f in include/xshmem/xshmem.h include/xshmem/xshmemx.h include/xshmem/types.h \
          include/shmem.h include/shmemx.h include/pshmem.h include/xshmem/compat_api.h \
+         include/nvshmem.h include/nvshmemx.h \
          include/xshmem/device/state.h include/xshmem/device/proxy.h include/xshmem/device/proxy_ring.h \
          include/xshmem/plugin/transport_v1.h include/xshmem/plugin/services_v1.h \
          include/xshmem/plugin/bootstrap_v1.h include/xshmem/plugin/common.h \
