@@ -299,20 +299,20 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
 
-  put_rate("put_rate_8B", 8, iters(200000));
-  put_rate("put_rate_64B", 64, iters(200000));
-  get_lat("get_lat_8B", 8, iters(50000));
-  get_lat("get_lat_64B", 64, iters(50000));
-  bw("put_bw_4KiB", 4096, iters(50000), QUIET_EVERY, 0);
-  bw("put_bw_1MiB", BIG, iters(400), 8, 0);
-  bw("get_bw_1MiB", BIG, iters(400), 8, 1);
-  fetch_add_lat(iters(50000));
-  barrier_lat(iters(20000));
-  bcast_lat(iters(200));
-  reduce_lat("reduce_int_1", 1, iters(20000));
-  reduce_lat("reduce_int_65536", RED_MAX, iters(200));
-  a2a_lat(iters(5000));
-  pingpong(iters(20000));
+  put_rate("put_rate_8B", 8, iters(2000000));
+  put_rate("put_rate_64B", 64, iters(2000000));
+  get_lat("get_lat_8B", 8, iters(500000));
+  get_lat("get_lat_64B", 64, iters(500000));
+  bw("put_bw_4KiB", 4096, iters(500000), QUIET_EVERY, 0);
+  bw("put_bw_1MiB", BIG, iters(4000), 8, 0);
+  bw("get_bw_1MiB", BIG, iters(4000), 8, 1);
+  fetch_add_lat(iters(500000));
+  barrier_lat(iters(200000));
+  bcast_lat(iters(2000));
+  reduce_lat("reduce_int_1", 1, iters(200000));
+  reduce_lat("reduce_int_65536", RED_MAX, iters(2000));
+  a2a_lat(iters(50000));
+  pingpong(iters(200000));
 
   shmem_barrier_all();
 #if !OSHC_TEAMS

@@ -59,8 +59,11 @@ if [ "$have_osh" = 1 ]; then
 fi
 
 # Open MPI's launch: shared memory only, out-of-band on loopback, one core per PE.
-osh_args=(-np "$pes" --mca btl 'self,vader' --mca osc '^rdma' -x 'UCX_TLS=self,sm,cma' --bind-to core
-  --mca oob_tcp_if_include lo --mca btl_tcp_if_include lo)
+# More PEs than cores: oversubscribed, cores shared (bound PEs then outnumber the cores).
+bind=core
+if [ "$pes" -gt "$(nproc)" ]; then bind=core:overload-allowed; fi
+osh_args=(-np "$pes" --mca btl 'self,vader' --mca osc '^rdma' -x 'UCX_TLS=self,sm,cma'
+  --bind-to "$bind" --mca oob_tcp_if_include lo --mca btl_tcp_if_include lo)
 if [ "$(id -u)" = 0 ]; then osh_args+=(--allow-run-as-root); fi
 if [ "$pes" -gt "$(nproc)" ]; then osh_args+=(--oversubscribe); fi
 
@@ -68,7 +71,8 @@ run_one() { # which round
   local which=$1 r=$2 out=$work/$1.$2.out
   if [ "$which" = xshmem ]; then
     XSHMEM_TRANSPORTS=${XSHMEM_TRANSPORTS:-hostshm} \
-      "$xrun" -np "$pes" "$work/osh_compare.xshmem" "$scale" >"$out" 2>"$work/$which.$r.err" || {
+      "$xrun" -np "$pes" "$work/osh_compare.xshmem" "$scale" 2>"$work/$which.$r.err" |
+      sed 's/^\[pe [0-9]*\] //' >"$out" || { # xshmem-run prefixes lines with "[pe K] "
       echo "run.sh: xshmem run $r failed; its output:" >&2
       cat "$out" "$work/$which.$r.err" >&2
       exit 1
