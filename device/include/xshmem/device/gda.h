@@ -103,22 +103,31 @@ XSHMEM_HD_INLINE bool completed(const sq_t &q, uint64_t *done) {
 }
 
 namespace detail {
-// Waits until the claim [first, first + n) has room: every entry it would overwrite consumed.
-XSHMEM_HD_INLINE int wait_room(const sq_t &q, uint64_t first, uint32_t n) {
+// Waits until at least `target` positions have completed. The deadline is for a queue that stops:
+// it starts anew whenever the completed count moves. *failed_pos (when given) gets the failed
+// position on kPostError.
+XSHMEM_HD_INLINE int wait_completed(const sq_t &q, uint64_t target, uint64_t *failed_pos) {
   wait_clock clock = wait_clock::with_timeout(q.deadline_ns);
   atomic::backoff relax;
   uint64_t seen = 0;
   for (;;) {
     uint64_t done = 0;
-    if (!completed(q, &done)) return kPostError;
-    if (first + n <= done + q.nbb) return kPostOk;
-    if (done > seen) {  // the NIC moves: the deadline is for a queue that stops
+    if (!completed(q, &done)) {
+      if (failed_pos != nullptr) *failed_pos = done;
+      return kPostError;
+    }
+    if (done >= target) return kPostOk;
+    if (done > seen) {
       seen = done;
       clock.restart();
     }
     if (clock.passed()) return kPostTimeout;
     relax();
   }
+}
+// Waits until the claim [first, first + n) has room: every entry it would overwrite consumed.
+XSHMEM_HD_INLINE int wait_room(const sq_t &q, uint64_t first, uint32_t n) {
+  return wait_completed(q, first + n > q.nbb ? first + n - q.nbb : 0, nullptr);
 }
 }  // namespace detail
 
@@ -211,23 +220,7 @@ XSHMEM_HD_INLINE int publish(const sq_t &q, uint64_t first, uint32_t n) {
 // Waits until the entry at `pos` has completed, and with it every earlier one (pos must ask for
 // a CQE, or a later entry must). *failed_pos gets the failed position on kPostError.
 XSHMEM_HD_INLINE int wait_done(const sq_t &q, uint64_t pos, uint64_t *failed_pos = nullptr) {
-  wait_clock clock = wait_clock::with_timeout(q.deadline_ns);
-  atomic::backoff relax;
-  uint64_t seen = 0;
-  for (;;) {
-    uint64_t done = 0;
-    if (!completed(q, &done)) {
-      if (failed_pos != nullptr) *failed_pos = done;
-      return kPostError;
-    }
-    if (done > pos) return kPostOk;
-    if (done > seen) {  // the NIC moves: the deadline is for a queue that stops
-      seen = done;
-      clock.restart();
-    }
-    if (clock.passed()) return kPostTimeout;
-    relax();
-  }
+  return detail::wait_completed(q, pos + 1, failed_pos);
 }
 
 // Whether every published entry has completed (nothing for quiet to wait for). false also when

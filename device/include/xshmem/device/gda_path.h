@@ -176,12 +176,57 @@ XSHMEM_HD_INLINE void wait(const state_t &s, int pe, int32_t op, const gda::sq_t
   if (const int st = gda::wait_done(q, pos)) failed(s, pe, op, st);
 }
 
+// An inline write of n <= kMaxInline bytes (done on return: the data travel in the entry).
+XSHMEM_HD_INLINE uint64_t write_inline(const state_t &s, int pe, int32_t op, const peer_handle_t &h,
+                                       const gda::sq_t &q, uint64_t off, const void *src, size_t n,
+                                       bool signaled = false) {
+  uint64_t room = 0;
+  const uint32_t key = rkey(h, off, &room);
+  return post(s, pe, op, q, signaled, [&](void *wqe, const gda::post_t &p) {
+    gda::build_write_inline(wqe, p, h.remote_base + off, key, src, static_cast<uint32_t>(n));
+  });
+}
+
+// Reads n <= 8 bytes at heap offset off of pe into the queue's result word (GPU threads) or a
+// variable of this call (host), waits for them and returns the word.
+XSHMEM_HD_INLINE uint64_t read_small(const state_t &s, int pe, int32_t op, const peer_handle_t &h,
+                                     const gda::sq_t &q, uint64_t off, size_t n) {
+  uint64_t room = 0, mine = 0;
+  const uint32_t key = rkey(h, off, &room);
+  uint64_t *at = nullptr;
+  const uint64_t pos = post(s, pe, op, q, true, [&](void *wqe, const gda::post_t &p) {
+    at = landing(q, p.index, &mine);
+    gda::build_read(wqe, p, h.remote_base + off, key, reinterpret_cast<uintptr_t>(at), h.lkey,
+                    static_cast<uint32_t>(n));
+  });
+  wait(s, pe, op, q, pos);
+  return landed(at);
+}
+
 #if defined(__CUDA_ARCH__)
 // A GPU thread's __shared__ or thread-local buffer is no address the NIC can use (it reaches
-// global memory only; the model's copies alike): see bounce below.
+// global memory only; the model's copies alike), so transfer sends its data in the entries: inline
+// writes of at most kMaxInline bytes, or reads of at most 8 bytes into the queue's result word,
+// each waited for and copied out. Slow (a completion per 8 bytes read), but correct where the data
+// cannot be in registered memory; global buffers take the RDMA path.
 template <bool kPut>
 __device__ inline void bounce(const state_t &s, int pe, int32_t op, const peer_handle_t &h,
-                              const gda::sq_t &q, uint64_t off, char *local, size_t n);
+                              const gda::sq_t &q, uint64_t off, char *local, size_t n) {
+  constexpr size_t kChunk = kPut ? gda::kMaxInline : 8;
+  for (size_t done = 0; done < n;) {
+    uint64_t room = 0;
+    rkey(h, off + done, &room);
+    size_t len = n - done < kChunk ? n - done : kChunk;
+    if (len > room) len = static_cast<size_t>(room);  // one key region per entry
+    if constexpr (kPut) {
+      write_inline(s, pe, op, h, q, off + done, local + done, len);
+    } else {
+      const uint64_t bits = read_small(s, pe, op, h, q, off + done, len);
+      memcpy(local + done, &bits, len);
+    }
+    done += len;
+  }
+}
 #endif
 
 // RDMA writes (kPut) or reads of n > kMaxInline bytes between local `local` and heap offset off
@@ -222,66 +267,21 @@ XSHMEM_HD_INLINE void transfer(const state_t &s, int pe, int32_t op, const peer_
   }
 }
 
-// An inline write of n <= kMaxInline bytes (done on return: the data travel in the entry).
-XSHMEM_HD_INLINE uint64_t write_inline(const state_t &s, int pe, int32_t op, const peer_handle_t &h,
-                                       const gda::sq_t &q, uint64_t off, const void *src, size_t n,
-                                       bool signaled = false) {
-  uint64_t room = 0;
-  const uint32_t key = rkey(h, off, &room);
-  return post(s, pe, op, q, signaled, [&](void *wqe, const gda::post_t &p) {
-    gda::build_write_inline(wqe, p, h.remote_base + off, key, src, static_cast<uint32_t>(n));
-  });
-}
-
-#if defined(__CUDA_ARCH__)
-// Data of a buffer the NIC cannot reach (transfer: __shared__ or thread-local memory) travel in
-// the entries: inline writes of at most kMaxInline bytes, or reads of at most 8 bytes into the
-// queue's result word, each waited for and copied out. Slow (a completion per 8 bytes read), but
-// correct where the data cannot be in registered memory; global buffers take the RDMA path.
-template <bool kPut>
-__device__ inline void bounce(const state_t &s, int pe, int32_t op, const peer_handle_t &h,
-                              const gda::sq_t &q, uint64_t off, char *local, size_t n) {
-  constexpr size_t kChunk = kPut ? gda::kMaxInline : 8;
-  for (size_t done = 0; done < n;) {
-    uint64_t room = 0;
-    const uint32_t key = rkey(h, off + done, &room);
-    size_t len = n - done < kChunk ? n - done : kChunk;
-    if (len > room) len = static_cast<size_t>(room);  // one key region per entry
-    if constexpr (kPut) {
-      (void)key;
-      write_inline(s, pe, op, h, q, off + done, local + done, len);
-    } else {
-      uint64_t *at = nullptr;
-      const uint64_t pos = post(s, pe, op, q, true, [&](void *wqe, const gda::post_t &p) {
-        at = landing(q, p.index, nullptr);
-        gda::build_read(wqe, p, h.remote_base + off + done, key, reinterpret_cast<uintptr_t>(at),
-                        h.lkey, static_cast<uint32_t>(len));
-      });
-      wait(s, pe, op, q, pos);
-      const uint64_t bits = landed(at);
-      memcpy(local + done, &bits, len);
-    }
-    done += len;
-  }
-}
-#endif
-
-// The bytes of a caller's source for an inline write (n <= kMaxInline). A host thread over a GPU
-// heap (state_t::host_ce set) may name GPU memory, which it cannot load: the bytes come through
-// the runtime's copy into `staged`. Elsewhere the builder reads the source in place. (Larger
-// writes need nothing: the NIC reads their source through its local memory access.)
-XSHMEM_HD_INLINE const void *inline_source(const state_t &s, const void *src, size_t n,
-                                           unsigned char *staged) {
+// An inline write of a caller's buffer (n <= kMaxInline). A host thread over a GPU heap
+// (state_t::host_ce set) may name GPU memory, which it cannot load: the bytes come through the
+// runtime's copy first. Elsewhere the builder reads the buffer in place. (Larger writes need
+// nothing: the NIC reads their source through its local memory access.)
+XSHMEM_HD_INLINE uint64_t write_inline_from(const state_t &s, int pe, int32_t op,
+                                            const peer_handle_t &h, const gda::sq_t &q,
+                                            uint64_t off, const void *src, size_t n) {
 #if !defined(__CUDA_ARCH__)
+  unsigned char staged[gda::kMaxInline];
   if (s.host_ce != nullptr && n != 0) {
     s.host_ce->copy(staged, src, n, true);
-    return staged;
+    src = staged;
   }
 #endif
-  (void)s;
-  (void)n;
-  (void)staged;
-  return src;
+  return write_inline(s, pe, op, h, q, off, src, n);
 }
 
 XSHMEM_GDA_COLD void put(const state_t &s, int32_t ctx, void *dest, const void *source,
@@ -290,8 +290,7 @@ XSHMEM_GDA_COLD void put(const state_t &s, int32_t ctx, void *dest, const void *
   const gda::sq_t &q = queue(h, ctx);
   const uint64_t off = heap_offset(s, dest);
   if (nbytes <= gda::kMaxInline) {
-    unsigned char staged[gda::kMaxInline];
-    write_inline(s, pe, kDevOpPut, h, q, off, inline_source(s, source, nbytes, staged), nbytes);
+    write_inline_from(s, pe, kDevOpPut, h, q, off, source, nbytes);
     return;
   }
   transfer<true>(s, pe, kDevOpPut, h, q, off, static_cast<char *>(const_cast<void *>(source)),
@@ -311,17 +310,7 @@ XSHMEM_GDA_COLD T g(const state_t &s, int32_t ctx, const T *source, int pe) {
   static_assert(sizeof(T) <= 8, "g reads one element of at most 8 bytes");
   const peer_handle_t &h = handle(s, pe);
   const gda::sq_t &q = queue(h, ctx);
-  const uint64_t off = heap_offset(s, source);
-  uint64_t room = 0, mine = 0;
-  const uint32_t key = rkey(h, off, &room);
-  uint64_t *at = nullptr;
-  const uint64_t pos = post(s, pe, kDevOpG, q, true, [&](void *wqe, const gda::post_t &p) {
-    at = landing(q, p.index, &mine);
-    gda::build_read(wqe, p, h.remote_base + off, key, reinterpret_cast<uintptr_t>(at), h.lkey,
-                    sizeof(T));
-  });
-  wait(s, pe, kDevOpG, q, pos);
-  const uint64_t bits = landed(at);
+  const uint64_t bits = read_small(s, pe, kDevOpG, h, q, heap_offset(s, source), sizeof(T));
   T v;
   memcpy(&v, &bits, sizeof(T));
   return v;
@@ -338,14 +327,11 @@ XSHMEM_GDA_COLD void strided(const state_t &s, int32_t ctx, T *dest, const T *so
     T *d = dest + static_cast<ptrdiff_t>(i) * dst;
     const T *src = source + static_cast<ptrdiff_t>(i) * sst;
     if constexpr (kPut) {
-      if constexpr (sizeof(T) <= gda::kMaxInline) {
-        unsigned char staged[sizeof(T)];
-        write_inline(s, pe, kDevOpIput, h, q, heap_offset(s, d),
-                     inline_source(s, src, sizeof(T), staged), sizeof(T));
-      } else {
+      if constexpr (sizeof(T) <= gda::kMaxInline)
+        write_inline_from(s, pe, kDevOpIput, h, q, heap_offset(s, d), src, sizeof(T));
+      else
         transfer<true>(s, pe, kDevOpIput, h, q, heap_offset(s, d),
                        reinterpret_cast<char *>(const_cast<T *>(src)), sizeof(T), !nbi);
-      }
     } else {
       transfer<false>(s, pe, kDevOpIget, h, q, heap_offset(s, src), reinterpret_cast<char *>(d),
                       sizeof(T), !nbi && i + 1 == nelems);
@@ -505,11 +491,9 @@ XSHMEM_GDA_COLD void put_signal(const state_t &s, int32_t ctx, void *dest, const
   const gda::sq_t &q = queue(h, ctx);
   const uint64_t off = heap_offset(s, dest);
   const bool wait_signal = !nbi && nbytes > gda::kMaxInline;
-  if (nbytes != 0 && nbytes <= gda::kMaxInline) {
-    unsigned char staged[gda::kMaxInline];
-    write_inline(s, pe, kDevOpPutSignal, h, q, off, inline_source(s, source, nbytes, staged),
-                 nbytes);
-  } else if (nbytes != 0)
+  if (nbytes != 0 && nbytes <= gda::kMaxInline)
+    write_inline_from(s, pe, kDevOpPutSignal, h, q, off, source, nbytes);
+  else if (nbytes != 0)
     transfer<true>(s, pe, kDevOpPutSignal, h, q, off,
                    static_cast<char *>(const_cast<void *>(source)), nbytes, false);
   const uint64_t pos = signal(s, ctx, sig_addr, sig, sig_op, pe, wait_signal);
