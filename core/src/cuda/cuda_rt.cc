@@ -133,7 +133,7 @@ void watchdog_main(int device) {
     }
     if (e != nullptr && e->ready != 0) {
       const char *what = "?";
-      char detail[160];
+      char detail[400];
       switch (e->code) {
         case dev::kDevCheckPe:
           what = "pe";
@@ -160,12 +160,34 @@ void watchdog_main(int device) {
           break;
         case dev::kDevGdaFailed:
           what = "GDA queue";
-          snprintf(detail, sizeof(detail),
-                   e->align == 1 ? "to pe %d did not move within its deadline (is the NIC "
-                                   "stopped?)"
-                                 : "to pe %d is in error (the NIC's line above names the entry)",
-                   e->pe);
-          break;
+          {
+            // gda_path.h failed(): the wait that gave up and the queue as the thread saw it.
+            static const char *const kStage[] = {"?",
+                                                 "a claim's wait for room",
+                                                 "a publisher's wait for the claims before it",
+                                                 "a wait for completion",
+                                                 "a quiet",
+                                                 "a host quiet's wait for GPU threads' queues"};
+            const size_t stage = e->size < 6 ? static_cast<size_t>(e->size) : 0;
+            const int n = snprintf(
+                detail, sizeof(detail),
+                e->align == 1 ? "to pe %d did not move within its deadline (is the NIC "
+                                "stopped?)"
+                              : "to pe %d is in error (the NIC's line above names the entry)",
+                e->pe);
+            if (n > 0 && static_cast<size_t>(n) < sizeof(detail))
+              snprintf(detail + n, sizeof(detail) - static_cast<size_t>(n),
+                       " in %s (for %llu; reserved %llu, ready %llu, published %llu, completed "
+                       "%llu; doorbell record %d, CQE index %d opcode %d)",
+                       kStage[stage], static_cast<unsigned long long>(e->addr),
+                       static_cast<unsigned long long>(e->wait_ns),
+                       static_cast<unsigned long long>(e->wait_index),
+                       static_cast<unsigned long long>(e->wait_nelems),
+                       static_cast<unsigned long long>(e->wait_nelems -
+                                                       static_cast<uint32_t>(e->wait_round)),
+                       e->wait_cmp, e->wait_value_size, e->wait_value_signed);
+            break;
+          }
         case dev::kDevProxyFailed:
           what = "proxy request";
           snprintf(

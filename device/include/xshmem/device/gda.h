@@ -230,6 +230,35 @@ XSHMEM_HD_INLINE bool drained(const sq_t &q) {
   return completed(q, &done) && done >= atomic::load(q.published, atomic::acquire);
 }
 
+// What a failed post reports about its queue (gda_path.h failed): which wait gave up, what it
+// waited for, and the counters and the NIC's side as the poster saw them last.
+enum stage_t : int {
+  kStageRoom = 1,       // a claim waited for room (completed >= target)
+  kStagePublish = 2,    // a publisher waited for the earlier claims (ready == target)
+  kStageDone = 3,       // a wait for completion (completed >= target)
+  kStageQuiet = 4,      // a quiet (its NOP's claim, publish or completion)
+  kStageGpuQueues = 5,  // a host quiet waited for what GPU threads published (target: their
+                        // producer count; the counters are the host queue's)
+};
+struct snapshot_t {
+  uint64_t reserved, ready, published, done;
+  uint16_t producer;   // the doorbell record's producer count
+  uint16_t cqe_index;  // the collapsed CQE's wqe_counter
+  uint8_t cqe_op;      // and its opcode (kCqeInvalid: never written)
+};
+XSHMEM_HD_INLINE snapshot_t snapshot(const sq_t &q) {
+  snapshot_t t{};
+  const volatile cqe_t *e = q.cq;
+  t.cqe_op = static_cast<uint8_t>(e->op_own >> 4);
+  t.cqe_index = be16(e->wqe_counter);
+  t.producer = static_cast<uint16_t>(be32(atomic::load(q.dbr, atomic::acquire)) & 0xFFFF);
+  t.reserved = atomic::load(q.reserved, atomic::acquire);
+  t.ready = atomic::load(q.ready, atomic::acquire);
+  t.published = atomic::load(q.published, atomic::acquire);
+  (void)completed(q, &t.done);
+  return t;
+}
+
 // Quiet of the queue: posts a signaled NOP and waits until it has completed (every earlier entry
 // then has). *failed_pos gets the failed position on kPostError.
 XSHMEM_HD_INLINE int quiet(const sq_t &q, uint64_t *failed_pos = nullptr) {

@@ -103,17 +103,43 @@ XSHMEM_HD_INLINE const gda::sq_t &queue(const peer_handle_t &h, int32_t ctx) {
   return h.queues[ctx < 0 ? 0 : static_cast<uint32_t>(ctx_entry(ctx)) % h.nqueues];
 }
 
-// Stops the job: a post or a wait of `op` (device_check_op) to pe failed (gda.h status st).
-XSHMEM_HD_INLINE void failed(const state_t &s, int pe, int32_t op, int st) {
+// Stops the job: a post or a wait of `op` (device_check_op) to pe failed (gda.h status st) in
+// `stage` (gda::stage_t) of queue q, waiting for `target`. The report carries the queue's
+// counters as this thread saw them (gda::snapshot): which of the poster, the publisher ahead or
+// the NIC stood still.
+XSHMEM_HD_INLINE void failed(const state_t &s, int pe, int32_t op, int st, const gda::sq_t &q,
+                             int stage, uint64_t target) {
+  const gda::snapshot_t t = gda::snapshot(q);
 #if defined(__CUDA_ARCH__)
-  mailbox_report(s.device_error, kDevGdaFailed, op, pe, nullptr, 0, static_cast<size_t>(st));
+  device_error_t *e = s.device_error;
+  if (mailbox_claim(e, kDevGdaFailed, op, pe)) {
+    // kDevGdaFailed's fields (cuda_rt.cc prints them).
+    e->align = static_cast<uint64_t>(st);
+    e->addr = target;
+    e->size = static_cast<uint64_t>(stage);
+    e->wait_ns = t.reserved;
+    e->wait_index = t.ready;
+    e->wait_nelems = t.published;
+    e->wait_round = static_cast<int32_t>(t.published - t.done);
+    e->wait_cmp = t.producer;
+    e->wait_value_size = t.cqe_index;
+    e->wait_value_signed = t.cqe_op;
+    mailbox_publish(e);
+  }
   __trap();
 #else
   const char *name = op_name(op);
   const int status = st == gda::kPostTimeout ? XSHMEM_ERR_TIMEOUT : XSHMEM_ERR_PEER_FAILED;
   if (s.on_remote_error != nullptr) s.on_remote_error(pe, name, status);
-  fprintf(stderr, "xshmem: pe %d: %s to pe %d: the GDA queue %s; aborting\n", s.my_pe, name, pe,
-          st == gda::kPostTimeout ? "did not move within its deadline" : "is in error");
+  fprintf(stderr,
+          "xshmem: pe %d: %s to pe %d: the GDA queue %s (stage %d, waiting for %llu; reserved "
+          "%llu, ready %llu, published %llu, completed %llu; doorbell record %u, CQE index %u "
+          "opcode %u); aborting\n",
+          s.my_pe, name, pe,
+          st == gda::kPostTimeout ? "did not move within its deadline" : "is in error", stage,
+          static_cast<unsigned long long>(target), static_cast<unsigned long long>(t.reserved),
+          static_cast<unsigned long long>(t.ready), static_cast<unsigned long long>(t.published),
+          static_cast<unsigned long long>(t.done), t.producer, t.cqe_index, t.cqe_op);
   abort();
 #endif
 }
@@ -157,23 +183,26 @@ XSHMEM_HD_INLINE uint64_t post(const state_t &s, int pe, int32_t op, const gda::
       __activemask(), static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(&q)));
   uint64_t run_first = 0;
   uint32_t run_n = 0;
-  if (const int st = gda::reserve_warp(q, mask, 1, &pos, &run_first, &run_n)) failed(s, pe, op, st);
+  if (const int st = gda::reserve_warp(q, mask, 1, &pos, &run_first, &run_n))
+    failed(s, pe, op, st, q, gda::kStageRoom, pos + 1 > q.nbb ? pos + 1 - q.nbb : 0);
   build(gda::slot(q, pos), gda::post_of(q, pos, signaled || gda::wants_cqe(q, pos, pos)));
   atomic::fence();  // the entry before the run's publisher tells the NIC
   __syncwarp(mask);
   if (pos == run_first) {
-    if (const int st = gda::publish(q, run_first, run_n)) failed(s, pe, op, st);
+    if (const int st = gda::publish(q, run_first, run_n))
+      failed(s, pe, op, st, q, gda::kStagePublish, run_first);
   }
   __syncwarp(mask);
 #else
-  if (const int st = gda::reserve(q, 1, &pos)) failed(s, pe, op, st);
+  if (const int st = gda::reserve(q, 1, &pos))
+    failed(s, pe, op, st, q, gda::kStageRoom, pos + 1 > q.nbb ? pos + 1 - q.nbb : 0);
   build(gda::slot(q, pos), gda::post_of(q, pos, signaled || gda::wants_cqe(q, pos, pos)));
-  if (const int st = gda::publish(q, pos, 1)) failed(s, pe, op, st);
+  if (const int st = gda::publish(q, pos, 1)) failed(s, pe, op, st, q, gda::kStagePublish, pos);
 #endif
   return pos;
 }
 XSHMEM_HD_INLINE void wait(const state_t &s, int pe, int32_t op, const gda::sq_t &q, uint64_t pos) {
-  if (const int st = gda::wait_done(q, pos)) failed(s, pe, op, st);
+  if (const int st = gda::wait_done(q, pos)) failed(s, pe, op, st, q, gda::kStageDone, pos + 1);
 }
 
 // An inline write of n <= kMaxInline bytes (done on return: the data travel in the entry).
@@ -510,7 +539,7 @@ XSHMEM_GDA_COLD void quiet(const state_t &s, int32_t ctx) {
     const peer_handle_t &h = handle(s, pe);
     const gda::sq_t &q = queue(h, ctx);
     if (!gda::drained(q)) {
-      if (const int st = gda::quiet(q)) failed(s, pe, kDevOpQuiet, st);
+      if (const int st = gda::quiet(q)) failed(s, pe, kDevOpQuiet, st, q, gda::kStageQuiet, 0);
     }
 #if !defined(__CUDA_ARCH__)
     for (uint32_t k = 0; k < h.ndq; ++k) {
@@ -521,7 +550,8 @@ XSHMEM_GDA_COLD void quiet(const state_t &s, int32_t ctx) {
       while (static_cast<int16_t>(
                  static_cast<uint16_t>(atomic::load(h.dq[k].retired, atomic::acquire)) - producer) <
              0) {
-        if (clock.passed()) failed(s, pe, kDevOpQuiet, gda::kPostTimeout);
+        if (clock.passed())
+          failed(s, pe, kDevOpQuiet, gda::kPostTimeout, q, gda::kStageGpuQueues, producer);
         relax();
       }
     }
