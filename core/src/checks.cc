@@ -26,7 +26,21 @@ std::atomic<int> g_checks{-1};
 
 }  // namespace
 
-bool checks_enabled() {
+check_view_t g_check_view{};
+
+void publish_check_view(bool initialized) {
+  check_view_t v{};
+  if (initialized) {
+    const dev::state_t &s = state();
+    v.mode = checks_enabled_config() ? 2 : 1;
+    v.n_pes = s.n_pes;
+    v.heap_base = s.heap_base;
+    v.heap_size = s.heap_size;
+  }
+  g_check_view = v;
+}
+
+bool checks_enabled_config() {
   int v = g_checks.load(std::memory_order_relaxed);
   if (v < 0) {
     v = config::get_bool("XSHMEM_CHECKS") ? 1 : 0;

@@ -7,10 +7,48 @@
 #define XSHMEM_CORE_CHECKS_H
 
 #include <cstddef>
+#include <cstdint>
 
 namespace xshmem::core {
 
-bool checks_enabled();
+// XSHMEM_CHECKS, read once (checks_enabled_config); inline below, from g_check_view once
+// initialized.
+bool checks_enabled_config();
+inline bool checks_enabled();
+
+// What the hot-path checks read, in one cache line: written at init (after the state is built)
+// and at the last finalize, read without locks by every checked call. mode: 0 not initialized,
+// 1 initialized with checks off, 2 initialized with checks on.
+struct alignas(64) check_view_t {
+  int mode;
+  int n_pes;
+  uintptr_t heap_base;
+  size_t heap_size;  // the heap proper (symmetric globals are checked out of line)
+};
+extern check_view_t g_check_view;
+
+inline bool checks_enabled() {
+  const int mode = g_check_view.mode;
+  return mode != 0 ? mode == 2 : checks_enabled_config();
+}
+
+// Fills g_check_view from the path state (initialized) or clears it (finalized).
+void publish_check_view(bool initialized);
+
+// The common case of a contiguous access in a few instructions, no calls: initialized with checks
+// off, or with checks on: pe in range, [sym, sym + bytes) inside the heap, sym aligned to `align`
+// (a power of two), and `local` non-NULL where local_needed. False sends the caller to the full
+// checks, which accept what this does not know (symmetric globals, bytes == 0) or fail with the
+// one-line diagnostic.
+inline bool fast_access_ok(const void *sym, size_t bytes, size_t align, int pe, bool local_needed,
+                           const void *local) {
+  const check_view_t &v = g_check_view;
+  if (v.mode == 1) return true;
+  const uintptr_t off = reinterpret_cast<uintptr_t>(sym) - v.heap_base;
+  return v.mode == 2 && static_cast<unsigned>(pe) < static_cast<unsigned>(v.n_pes) &&
+         off < v.heap_size && bytes <= v.heap_size - off && bytes != 0 &&
+         (reinterpret_cast<uintptr_t>(sym) & (align - 1)) == 0 && (!local_needed || local);
+}
 
 // Prints the diagnostic and stops the job. `fmt` describes the argument and the problem.
 [[noreturn]] void check_fail(const char *call, const char *fmt, ...)

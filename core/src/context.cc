@@ -113,6 +113,7 @@ int init_impl(const xshmem_bootstrap_args_v1_t &args) {
     return st.code();
   }
   g_rt.init_count = 1;
+  publish_check_view(true);
   st = oob_barrier();
   double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -274,6 +275,7 @@ void xshmem_finalize(void) {
   check_init("xshmem_finalize");  // under the lock: a finalize racing on another thread counts
   xshmem_barrier_all();  // a non-last finalize acts as a barrier (1.6); the last one starts so
   if (--g_rt.init_count > 0) return;
+  publish_check_view(false);
   const int pe = g_rt.job.my_pe;
   if (Status st = teardown(); !st.ok()) {
     // The job did not end together (a peer never finalized, or is gone): a failure, not exit 0.

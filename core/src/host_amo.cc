@@ -19,14 +19,20 @@ namespace {
 
 // `dest` is a symmetric, naturally aligned T at a valid pe; `fetch` (for _nbi) a local T.
 template <typename T>
-void check_amo(const char *call, const T *dest, int pe, const T *fetch = nullptr,
-               bool has_fetch = false) {
+void check_amo_full(const char *call, const T *dest, int pe, const T *fetch, bool has_fetch) {
   check_init(call);
   if (!checks_enabled()) return;
   check_pe(call, pe);
   check_symmetric(call, "dest", dest, sizeof(T));
   check_aligned(call, "dest", dest, sizeof(T));
   if (has_fetch) check_buffer(call, "fetch", fetch, sizeof(T));
+}
+template <typename T>
+inline void check_amo(const char *call, const T *dest, int pe, const T *fetch = nullptr,
+                      bool has_fetch = false) {
+  if (fast_access_ok(dest, sizeof(T), sizeof(T), pe, has_fetch, fetch)) [[likely]]
+    return;
+  check_amo_full<T>(call, dest, pe, fetch, has_fetch);
 }
 
 // Runs `Op` at `pe` under the default context (host_path.h).

@@ -5,6 +5,7 @@
 // <xshmem/device/coll_move.h> with one thread (host heaps), or that code in a one-block kernel on
 // the internal stream (GPU heaps: the host cannot touch GPU memory). Every function returns 0, or
 // nonzero (nothing done) when the team is not a team of this PE with checks off.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -48,7 +49,10 @@ size_t extent(const char *call, const char *stride_arg, ptrdiff_t stride, size_t
 }
 
 // A symmetric argument of `bytes` bytes aligned for elements of `align` bytes.
-void check_sym_arg(const char *call, const char *arg, const void *p, size_t bytes, size_t align) {
+inline void check_sym_arg(const char *call, const char *arg, const void *p, size_t bytes,
+                          size_t align) {
+  if (fast_access_ok(p, bytes, align, 0, false, nullptr)) [[likely]]
+    return;
   check_symmetric(call, arg, p, bytes);
   if (bytes != 0) check_aligned(call, arg, p, align);
 }
@@ -69,22 +73,27 @@ int broadcast(const char *call, xshmem_team_t team, T *dest, const T *source, si
   const dev::team_t t = coll_team(call, team);
   if (!dev::team_member(t)) return -1;
   const size_t bytes = extent(call, "stride", 1, nelems, 1, sizeof(T));
+  std::array<coll::Arg, 4> args{};
+  uint64_t key_v = 0;
+  const uint64_t *key = nullptr;  // checked mode: the collective carries the arguments' key
   if (checks_enabled()) {
     if (root < 0 || root >= t.size)
       check_fail(call, "PE_root %d is out of range [0, %d) of team %d", root, t.size,
                  static_cast<int>(team));
     check_sym_arg(call, "dest", dest, bytes, alignof(T));
     check_sym_arg(call, "source", source, bytes, alignof(T));
-    coll::check_args_agree(call, team,
-                           {{"PE_root", root},
-                            {"nelems", static_cast<int64_t>(nelems)},
-                            {"dest heap offset", bytes != 0 ? coll::offset_of(dest) : -1},
-                            {"source heap offset", bytes != 0 ? coll::offset_of(source) : -1}});
+    args = {{{"PE_root", root},
+             {"nelems", static_cast<int64_t>(nelems)},
+             {"dest heap offset", bytes != 0 ? coll::offset_of(dest) : -1},
+             {"source heap offset", bytes != 0 ? coll::offset_of(source) : -1}}};
+    key = coll::carried_key(call, team, t, args, path::team_ops_in_kernels(), &key_v);
   }
   if (root < 0 || root >= t.size) return -1;
-  return run(dev::kCollBroadcast, team, dest, source, bytes, sizeof(T), 1, 1, root, [&] {
-    return dev::broadcastmem<dev::coll_thread>(state(), t, dest, source, bytes, root);
+  const int rc = run(dev::kCollBroadcast, team, dest, source, bytes, sizeof(T), 1, 1, root, [&] {
+    return dev::broadcastmem<dev::coll_thread>(state(), t, dest, source, bytes, root, key);
   });
+  if (rc == 1) coll::args_differ(call, team, args);
+  return rc;
 }
 
 template <typename T>
@@ -92,18 +101,24 @@ int fcollect(const char *call, xshmem_team_t team, T *dest, const T *source, siz
   const dev::team_t t = coll_team(call, team);
   if (!dev::team_member(t)) return -1;
   const size_t bytes = extent(call, "stride", 1, nelems, 1, sizeof(T));
+  std::array<coll::Arg, 3> args{};
+  uint64_t key_v = 0;
+  const uint64_t *key = nullptr;
   if (checks_enabled()) {
     check_sym_arg(call, "dest", dest,
                   extent(call, "stride", 1, nelems, static_cast<size_t>(t.size), sizeof(T)),
                   alignof(T));
     check_sym_arg(call, "source", source, bytes, alignof(T));
-    coll::check_args_agree(call, team,
-                           {{"nelems", static_cast<int64_t>(nelems)},
-                            {"dest heap offset", bytes != 0 ? coll::offset_of(dest) : -1},
-                            {"source heap offset", bytes != 0 ? coll::offset_of(source) : -1}});
+    args = {{{"nelems", static_cast<int64_t>(nelems)},
+             {"dest heap offset", bytes != 0 ? coll::offset_of(dest) : -1},
+             {"source heap offset", bytes != 0 ? coll::offset_of(source) : -1}}};
+    key = coll::carried_key(call, team, t, args, path::team_ops_in_kernels(), &key_v);
   }
-  return run(dev::kCollFcollect, team, dest, source, bytes, sizeof(T), 1, 1, 0,
-             [&] { return dev::fcollectmem<dev::coll_thread>(state(), t, dest, source, bytes); });
+  const int rc = run(dev::kCollFcollect, team, dest, source, bytes, sizeof(T), 1, 1, 0, [&] {
+    return dev::fcollectmem<dev::coll_thread>(state(), t, dest, source, bytes, key);
+  });
+  if (rc == 1) coll::args_differ(call, team, args);
+  return rc;
 }
 
 template <typename T>
@@ -111,15 +126,22 @@ int collect(const char *call, xshmem_team_t team, T *dest, const T *source, size
   const dev::team_t t = coll_team(call, team);
   if (!dev::team_member(t)) return -1;
   const size_t bytes = extent(call, "stride", 1, nelems, 1, sizeof(T));
+  std::array<coll::Arg, 1> args{};
+  uint64_t key_v = 0;
+  const uint64_t *key = nullptr;
   if (checks_enabled()) {
     // The total is known only inside the call; dest holds at least this PE's own part.
     check_sym_arg(call, "dest", dest, bytes, alignof(T));
     check_sym_arg(call, "source", source, bytes, alignof(T));
     // nelems may differ (that is collect); a PE contributing nothing may pass any source.
-    coll::check_args_agree(call, team, {{"dest heap offset", coll::offset_of(dest)}});
+    args = {{{"dest heap offset", coll::offset_of(dest)}}};
+    key = coll::carried_key(call, team, t, args, path::team_ops_in_kernels(), &key_v);
   }
-  return run(dev::kCollCollect, team, dest, source, bytes, sizeof(T), 1, 1, 0,
-             [&] { return dev::collectmem<dev::coll_thread>(state(), t, dest, source, bytes); });
+  const int rc = run(dev::kCollCollect, team, dest, source, bytes, sizeof(T), 1, 1, 0, [&] {
+    return dev::collectmem<dev::coll_thread>(state(), t, dest, source, bytes, key);
+  });
+  if (rc == 1) coll::args_differ(call, team, args);
+  return rc;
 }
 
 template <typename T>
@@ -127,17 +149,23 @@ int alltoall(const char *call, xshmem_team_t team, T *dest, const T *source, siz
   const dev::team_t t = coll_team(call, team);
   if (!dev::team_member(t)) return -1;
   const size_t bytes = extent(call, "stride", 1, nelems, 1, sizeof(T));
+  std::array<coll::Arg, 3> args{};
+  uint64_t key_v = 0;
+  const uint64_t *key = nullptr;
   if (checks_enabled()) {
     const size_t all = extent(call, "stride", 1, nelems, static_cast<size_t>(t.size), sizeof(T));
     check_sym_arg(call, "dest", dest, all, alignof(T));
     check_sym_arg(call, "source", source, all, alignof(T));
-    coll::check_args_agree(call, team,
-                           {{"nelems", static_cast<int64_t>(nelems)},
-                            {"dest heap offset", bytes != 0 ? coll::offset_of(dest) : -1},
-                            {"source heap offset", bytes != 0 ? coll::offset_of(source) : -1}});
+    args = {{{"nelems", static_cast<int64_t>(nelems)},
+             {"dest heap offset", bytes != 0 ? coll::offset_of(dest) : -1},
+             {"source heap offset", bytes != 0 ? coll::offset_of(source) : -1}}};
+    key = coll::carried_key(call, team, t, args, path::team_ops_in_kernels(), &key_v);
   }
-  return run(dev::kCollAlltoall, team, dest, source, bytes, sizeof(T), 1, 1, 0,
-             [&] { return dev::alltoallmem<dev::coll_thread>(state(), t, dest, source, bytes); });
+  const int rc = run(dev::kCollAlltoall, team, dest, source, bytes, sizeof(T), 1, 1, 0, [&] {
+    return dev::alltoallmem<dev::coll_thread>(state(), t, dest, source, bytes, key);
+  });
+  if (rc == 1) coll::args_differ(call, team, args);
+  return rc;
 }
 
 template <typename T>
@@ -149,19 +177,25 @@ int alltoalls(const char *call, xshmem_team_t team, T *dest, const T *source, pt
   // The strides are checked in any mode: a stride below 1 would move data outside both arrays.
   const size_t dbytes = extent(call, "dst", dst, nelems, n, sizeof(T));
   const size_t sbytes = extent(call, "sst", sst, nelems, n, sizeof(T));
+  std::array<coll::Arg, 5> args{};
+  uint64_t key_v = 0;
+  const uint64_t *key = nullptr;
   if (checks_enabled()) {
     check_sym_arg(call, "dest", dest, dbytes, alignof(T));
     check_sym_arg(call, "source", source, sbytes, alignof(T));
-    coll::check_args_agree(call, team,
-                           {{"nelems", static_cast<int64_t>(nelems)},
-                            {"dst", dst},
-                            {"sst", sst},
-                            {"dest heap offset", dbytes != 0 ? coll::offset_of(dest) : -1},
-                            {"source heap offset", sbytes != 0 ? coll::offset_of(source) : -1}});
+    args = {{{"nelems", static_cast<int64_t>(nelems)},
+             {"dst", dst},
+             {"sst", sst},
+             {"dest heap offset", dbytes != 0 ? coll::offset_of(dest) : -1},
+             {"source heap offset", sbytes != 0 ? coll::offset_of(source) : -1}}};
+    key = coll::carried_key(call, team, t, args, path::team_ops_in_kernels(), &key_v);
   }
-  return run(
-      dev::kCollAlltoalls, team, dest, source, nelems * sizeof(T), sizeof(T), dst, sst, 0,
-      [&] { return dev::alltoalls<dev::coll_thread>(state(), t, dest, source, dst, sst, nelems); });
+  const int rc =
+      run(dev::kCollAlltoalls, team, dest, source, nelems * sizeof(T), sizeof(T), dst, sst, 0, [&] {
+        return dev::alltoalls<dev::coll_thread>(state(), t, dest, source, dst, sst, nelems, key);
+      });
+  if (rc == 1) coll::args_differ(call, team, args);
+  return rc;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // xshmem host API: team reductions and scans, running the path code of
 // <xshmem/device/coll_reduce.h> on host heaps, and a one-block kernel on GPU heaps.
+#include <array>
 #include <cstdint>
 
 #include <xshmem/device/coll_reduce.h>
@@ -35,11 +36,17 @@ int reduce(const char *call, xshmem_team_t team, T *dest, const T *source, size_
     return -1;
   }
   if (checks_enabled() && n != 0) {
+    if (n > SIZE_MAX / sizeof(T))
+      check_fail(call, "nreduce %zu is too large for %zu-byte elements", n, sizeof(T));
     const size_t bytes = n * sizeof(T);
-    check_symmetric(call, "dest", dest, bytes);
-    check_symmetric(call, "source", source, bytes);
-    check_aligned(call, "dest", dest, alignof(T));
-    check_aligned(call, "source", source, alignof(T));
+    if (!fast_access_ok(dest, bytes, alignof(T), 0, false, nullptr)) {
+      check_symmetric(call, "dest", dest, bytes);
+      check_aligned(call, "dest", dest, alignof(T));
+    }
+    if (!fast_access_ok(source, bytes, alignof(T), 0, false, nullptr)) {
+      check_symmetric(call, "source", source, bytes);
+      check_aligned(call, "source", source, alignof(T));
+    }
     const auto d = reinterpret_cast<uintptr_t>(dest), c = reinterpret_cast<uintptr_t>(source);
     if (d != c && d < c + bytes && c < d + bytes)
       check_fail(call,
@@ -50,11 +57,21 @@ int reduce(const char *call, xshmem_team_t team, T *dest, const T *source, size_
   // ERR-06: also with n == 0 (a PE passing 0 while others pass n would leave them waiting). Not
   // for the on-stream forms: the agreement is a team operation run now, on the internal stream,
   // while the caller's stream may still hold device collectives of the same team.
-  if (checks_enabled() && stream == nullptr)
-    coll::check_args_agree(call, team,
-                           {{"nreduce", static_cast<int64_t>(n)},
-                            {"dest heap offset", n != 0 ? coll::offset_of(dest) : -1},
-                            {"source heap offset", n != 0 ? coll::offset_of(source) : -1}});
+  // On host heaps the reduction's first step carries the arguments' key (team_reduce_checked):
+  // no round of its own.
+  if (checks_enabled() && stream == nullptr) {
+    const std::array<coll::Arg, 3> args{
+        {{"nreduce", static_cast<int64_t>(n)},
+         {"dest heap offset", n != 0 ? coll::offset_of(dest) : -1},
+         {"source heap offset", n != 0 ? coll::offset_of(source) : -1}}};
+    uint64_t key = 0;
+    if (coll::carried_key(call, team, t, args, path::team_ops_in_kernels(), &key) != nullptr) {
+      const int rc =
+          xd::team_reduce_checked<xd::reduce_thread_group, Op>(s, t, dest, source, n, key);
+      if (rc == 1) coll::args_differ(call, team, args);
+      return rc;
+    }
+  }
   if (path::team_ops_in_kernels()) {
     constexpr int dtype = xd::reduce_dtype_of<T>();
     if (dtype == xd::kDtNone)

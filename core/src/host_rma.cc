@@ -27,8 +27,8 @@ constexpr int32_t kCtxDefault = XSHMEM_CTX_DEFAULT;
 // Validates a contiguous transfer: `sym` is the symmetric side, `local` the private buffer
 // (not checked when local_arg is NULL: p and g move a value).
 template <typename T>
-void check_contig(const char *call, const char *sym_arg, const void *sym, const char *local_arg,
-                  const void *local, size_t nelems, int pe) {
+void check_contig_full(const char *call, const char *sym_arg, const void *sym,
+                       const char *local_arg, const void *local, size_t nelems, int pe) {
   check_init(call);
   if (!checks_enabled()) return;
   check_pe(call, pe);
@@ -39,6 +39,14 @@ void check_contig(const char *call, const char *sym_arg, const void *sym, const 
   check_symmetric(call, sym_arg, sym, bytes);
   if (bytes != 0) check_aligned(call, sym_arg, sym, alignof(T));
   if (local_arg != nullptr) check_buffer(call, local_arg, local, bytes);
+}
+template <typename T>
+inline void check_contig(const char *call, const char *sym_arg, const void *sym,
+                         const char *local_arg, const void *local, size_t nelems, int pe) {
+  if (nelems <= SIZE_MAX / sizeof(T) && fast_access_ok(sym, nelems * sizeof(T), alignof(T), pe,
+                                                       local_arg != nullptr, local)) [[likely]]
+    return;
+  check_contig_full<T>(call, sym_arg, sym, local_arg, local, nelems, pe);
 }
 
 // Bytes spanned by nelems elements `stride` apart (0 when nelems is 0).

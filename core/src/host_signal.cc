@@ -30,20 +30,27 @@ void check_sig_addr(const char *call, const uint64_t *sig_addr) {
 template <typename T>
 void put_signal(const char *call, bool nbi, T *dest, const T *source, size_t nelems,
                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
-  check_init(call);
-  if (checks_enabled()) {
+  const uintptr_t d = reinterpret_cast<uintptr_t>(dest);
+  const uintptr_t sg = reinterpret_cast<uintptr_t>(sig_addr);
+  const size_t bytes = nelems <= SIZE_MAX / sizeof(T) ? nelems * sizeof(T) : 0;
+  // The fast path: dest and sig_addr in the heap, no overlap, a known sig_op.
+  const bool fast =
+      bytes != 0 && fast_access_ok(dest, bytes, alignof(T), pe, true, source) &&
+      fast_access_ok(sig_addr, sizeof(uint64_t), sizeof(uint64_t), pe, false, nullptr) &&
+      (sg + sizeof(uint64_t) <= d || sg >= d + bytes) &&
+      (sig_op == XSHMEM_SIGNAL_SET || sig_op == XSHMEM_SIGNAL_ADD);
+  if (!fast) [[unlikely]]
+    check_init(call);
+  if (!fast && checks_enabled()) [[unlikely]] {
     check_pe(call, pe);
     if (nelems > SIZE_MAX / sizeof(T)) {
       check_fail(call, "nelems %zu is too large for %zu-byte elements", nelems, sizeof(T));
     }
-    size_t bytes = nelems * sizeof(T);
     check_symmetric(call, "dest", dest, bytes);
     if (bytes != 0) check_aligned(call, "dest", dest, alignof(T));
     check_buffer(call, "source", source, bytes);
     check_sig_addr(call, sig_addr);
     check_sig_op(call, sig_op);
-    auto d = reinterpret_cast<uintptr_t>(dest);
-    auto sg = reinterpret_cast<uintptr_t>(sig_addr);
     if (bytes != 0 && sg + sizeof(uint64_t) > d && sg < d + bytes) {
       check_fail(call, "sig_addr %p overlaps dest %p + %zu bytes", static_cast<void *>(sig_addr),
                  static_cast<void *>(dest), bytes);
@@ -109,17 +116,21 @@ void xshmem_putmem_signal_nbi(void *dest, const void *source, size_t nbytes, uin
 
 void xshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe) {
   const char *call = "xshmem_signal_add";
-  xc::check_init(call);
-  xc::check_pe(call, pe);
-  xc::check_sig_addr(call, sig_addr);
+  if (!xc::fast_access_ok(sig_addr, sizeof(uint64_t), sizeof(uint64_t), pe, false, nullptr)) {
+    xc::check_init(call);
+    xc::check_pe(call, pe);
+    xc::check_sig_addr(call, sig_addr);
+  }
   xc::path::signal(XSHMEM_CTX_DEFAULT, sig_addr, signal, xd::kSignalAdd, pe);
 }
 
 void xshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe) {
   const char *call = "xshmem_signal_set";
-  xc::check_init(call);
-  xc::check_pe(call, pe);
-  xc::check_sig_addr(call, sig_addr);
+  if (!xc::fast_access_ok(sig_addr, sizeof(uint64_t), sizeof(uint64_t), pe, false, nullptr)) {
+    xc::check_init(call);
+    xc::check_pe(call, pe);
+    xc::check_sig_addr(call, sig_addr);
+  }
   xc::path::signal(XSHMEM_CTX_DEFAULT, sig_addr, signal, xd::kSignalSet, pe);
 }
 

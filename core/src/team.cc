@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string>
 
+#include <xshmem/device/coll_reduce.h>
 #include <xshmem/device/rma.h>
 #include <xshmem/device/team.h>
 #include <xshmem/xshmem.h>
@@ -128,12 +129,19 @@ bool agree_slots(const dev::team_t &parent, xshmem_team_t handle, int count, int
 
 // Checked mode: every parent member passed the same `key` (inconsistent split arguments would
 // leave members waiting on different teams).
+// Whether every member passed the same `key`: on host heaps the keyed step every checked
+// collective of the team starts with (dev::team_keyed_sync, coll_reduce.h), else one
+// OR-allreduce of the key's digest (dev::key_word).
+bool keys_agree(const dev::team_t &t, xshmem_team_t handle, uint64_t key) {
+  if (!path::team_ops_in_kernels() && dev::teams_carry_keys(t))
+    return dev::team_keyed_sync(state(), t, key);
+  return dev::key_word_agreed(run(t, handle, 2, dev::key_word(key), dev::kWordOr));
+}
+
 void check_agreement(const char *call, const dev::team_t &parent, xshmem_team_t handle,
                      uint64_t key) {
   if (!checks_enabled()) return;
-  const uint64_t hi = run(parent, handle, 2, key, dev::kWordMax);
-  const uint64_t lo = run(parent, handle, 2, key, dev::kWordMin);
-  if (hi != lo)
+  if (!keys_agree(parent, handle, key))
     check_fail(call, "the PEs of the parent team passed different arguments (inconsistent split)");
 }
 
@@ -167,12 +175,13 @@ void reset() {
   ctx::reset();  // contexts belong to teams
 }
 
-uint64_t mix(uint64_t h, int64_t v) {
-  h ^= static_cast<uint64_t>(v) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-  return h;
+bool args_agree(int team, uint64_t key) {
+  const dev::team_t *t = lookup(team);
+  if (t == nullptr) return true;
+  return keys_agree(*t, team, key);
 }
 
-bool args_agree(int team, uint64_t key) {
+bool args_agree_exact(int team, uint64_t key) {
   const dev::team_t *t = lookup(team);
   if (t == nullptr) return true;
   return run(*t, team, 2, key, dev::kWordMax) == run(*t, team, 2, key, dev::kWordMin);

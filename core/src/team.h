@@ -20,12 +20,18 @@ dev::team_t *init_predefined(const dev::state_t &s, const std::vector<uint64_t> 
 // Empties the table (finalize).
 void reset();
 
-// Whether every member of `team` (a team of this PE) passed the same `key`: a max- and a
-// min-allreduce over the team (checked mode: collective arguments that must be identical).
+// Whether every member of `team` (a team of this PE) passed the same `key` (checked mode:
+// collective arguments that must be identical): one OR-allreduce of a 32-bit digest of the key,
+// the same answer on every member; keys that differ pass with probability 2^-32.
 bool args_agree(int team, uint64_t key);
+// The same, exact on all 64 bits: a max- and a min-allreduce (the diagnosis after a mismatch).
+bool args_agree_exact(int team, uint64_t key);
 
 // A 64-bit mix of `v` into `h` (keys for args_agree).
-uint64_t mix(uint64_t h, int64_t v);
+inline uint64_t mix(uint64_t h, int64_t v) {
+  h ^= static_cast<uint64_t>(v) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h;
+}
 
 }  // namespace xshmem::core::team
 

@@ -342,6 +342,106 @@ void atomic_fetch_add_lat(Context &ctx) {
   ctx.record("atomic_fetch_add_lat", 0, std::move(us), "us", ctx.opt.iters, ok);
 }
 
+// Blocking 8-byte puts back to back, PE 0 -> PE 1, each carrying its sequence number; the
+// receiver checks the last one. The per-call cost of the host API (checks included).
+void put_lat_8B(Context &ctx) {
+  auto dst = sym_calloc<uint64_t>(ctx, 1);
+  uint64_t last = 0;
+  auto us = latency_loop(ctx, [&](uint64_t seq) {
+    if (ctx.me == kSender) xshmem_putmem(dst.get(), &seq, sizeof(seq), kReceiver);
+    last = seq;
+  });
+  bool ok = ctx.me != kReceiver || *dst.get() == last;
+  if (!ok)
+    std::fprintf(stderr, "xshmem-perf: pe %d: put_lat_8B: last word %llu, expected %llu\n", ctx.me,
+                 static_cast<unsigned long long>(*dst.get()),
+                 static_cast<unsigned long long>(last));
+  ok = ctx.all_ok(ok);
+  ctx.record("put_lat_8B", 8, std::move(us), "us", ctx.opt.iters, ok);
+}
+
+// Blocking 8-byte gets back to back, PE 0 <- PE 1 (a word PE 1 set to a PE-dependent value).
+void get_lat_8B(Context &ctx) {
+  auto src = sym_calloc<uint64_t>(ctx, 1);
+  const uint64_t expect = 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(kReceiver);
+  *src.get() = 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(ctx.me);
+  xshmem_barrier_all();
+  bool ok = true;
+  auto us = latency_loop(ctx, [&](uint64_t) {
+    if (ctx.me == kSender) {
+      uint64_t v = 0;
+      xshmem_getmem(&v, src.get(), sizeof(v), kReceiver);
+      if (v != expect) ok = false;
+    }
+  });
+  if (!ok)
+    std::fprintf(stderr, "xshmem-perf: pe %d: get_lat_8B: a get returned a wrong word\n", ctx.me);
+  ok = ctx.all_ok(ok);
+  ctx.record("get_lat_8B", 8, std::move(us), "us", ctx.opt.iters, ok);
+}
+
+// Team collectives on the world, all PEs, back to back; every result is checked.
+void host_reduce_int_1_lat(Context &ctx) {
+  auto src = sym_calloc<int>(ctx, 1);
+  auto dst = sym_calloc<int>(ctx, 1);
+  bool ok = true;
+  auto us = latency_loop(ctx, [&](uint64_t seq) {
+    const int v = static_cast<int>(seq % 1000) * (ctx.me + 1);
+    *src.get() = v;
+    xshmem_int_sum_reduce(XSHMEM_TEAM_WORLD, dst.get(), src.get(), 1);
+    const int expect = static_cast<int>(seq % 1000) * (ctx.npes * (ctx.npes + 1) / 2);
+    if (*dst.get() != expect) ok = false;
+  });
+  if (!ok) std::fprintf(stderr, "xshmem-perf: pe %d: host_reduce_int_1_lat: wrong sum\n", ctx.me);
+  ok = ctx.all_ok(ok);
+  ctx.record("host_reduce_int_1_lat", sizeof(int), std::move(us), "us", ctx.opt.iters, ok,
+             std::to_string(ctx.npes) + " PEs");
+}
+
+void host_broadcast_64B_lat(Context &ctx) {
+  constexpr size_t kWords = 8;
+  // Two destinations by parity: a member may write the next call's dest as soon as it enters
+  // the call, while a slower member still checks this one (the dest readiness rule).
+  auto buf = sym_calloc<uint64_t>(ctx, 3 * kWords);
+  bool ok = true;
+  auto us = latency_loop(ctx, [&](uint64_t seq) {
+    uint64_t *src = buf.get(), *dst = buf.get() + (1 + seq % 2) * kWords;
+    const int root = static_cast<int>(seq % static_cast<uint64_t>(ctx.npes));
+    for (size_t i = 0; i < kWords; ++i) src[i] = seq * 131 + i + static_cast<uint64_t>(ctx.me) * 7;
+    xshmem_uint64_broadcast(XSHMEM_TEAM_WORLD, dst, src, kWords, root);
+    for (size_t i = 0; i < kWords; ++i)
+      if (dst[i] != seq * 131 + i + static_cast<uint64_t>(root) * 7) ok = false;
+  });
+  if (!ok) std::fprintf(stderr, "xshmem-perf: pe %d: host_broadcast_64B_lat: wrong data\n", ctx.me);
+  ok = ctx.all_ok(ok);
+  ctx.record("host_broadcast_64B_lat", 64, std::move(us), "us", ctx.opt.iters, ok,
+             std::to_string(ctx.npes) + " PEs");
+}
+
+void host_alltoall_64B_lat(Context &ctx) {
+  constexpr size_t kWords = 8;  // per PE pair
+  const size_t n = static_cast<size_t>(ctx.npes) * kWords;
+  auto src = sym_calloc<uint64_t>(ctx, n);
+  auto dsts = sym_calloc<uint64_t>(ctx, 2 * n);  // by parity, as in host_broadcast_64B_lat
+  bool ok = true;
+  auto word = [](uint64_t seq, int from, int to, size_t i) {
+    return seq << 24 ^ static_cast<uint64_t>(from) << 16 ^ static_cast<uint64_t>(to) << 8 ^ i;
+  };
+  auto us = latency_loop(ctx, [&](uint64_t seq) {
+    for (int to = 0; to < ctx.npes; ++to)
+      for (size_t i = 0; i < kWords; ++i) src.get()[to * kWords + i] = word(seq, ctx.me, to, i);
+    uint64_t *dst = dsts.get() + (seq % 2) * n;
+    xshmem_uint64_alltoall(XSHMEM_TEAM_WORLD, dst, src.get(), kWords);
+    for (int from = 0; from < ctx.npes; ++from)
+      for (size_t i = 0; i < kWords; ++i)
+        if (dst[from * kWords + i] != word(seq, from, ctx.me, i)) ok = false;
+  });
+  if (!ok) std::fprintf(stderr, "xshmem-perf: pe %d: host_alltoall_64B_lat: wrong data\n", ctx.me);
+  ok = ctx.all_ok(ok);
+  ctx.record("host_alltoall_64B_lat", 64, std::move(us), "us", ctx.opt.iters, ok,
+             std::to_string(ctx.npes) + " PEs");
+}
+
 void host_barrier_all_lat(Context &ctx) {
   auto us = latency_loop(ctx, [](uint64_t) { xshmem_barrier_all(); });
   ctx.record("host_barrier_all_lat", 0, std::move(us), "us", ctx.opt.iters, true,
@@ -367,8 +467,21 @@ constexpr MetricDef kHostMetrics[] = {
      "xshmem_putmem_signal + signal_wait_until ping-pong, 4096 B", put_signal_pingpong_4096},
     {"atomic_fetch_add_lat", "us", Where::kHost, 2,
      "xshmem_uint64_atomic_fetch_add on PE 1, back to back", atomic_fetch_add_lat},
+    {"put_lat_8B", "us", Where::kHost, 2, "xshmem_putmem of 8 B PE 0 -> PE 1, back to back",
+     put_lat_8B},
+    {"get_lat_8B", "us", Where::kHost, 2, "xshmem_getmem of 8 B PE 0 <- PE 1, back to back",
+     get_lat_8B},
     {"host_barrier_all_lat", "us", Where::kHost, 1, "xshmem_barrier_all, all PEs",
      host_barrier_all_lat, false},
+    {"host_reduce_int_1_lat", "us", Where::kHost, 2,
+     "xshmem_int_sum_reduce of 1 int over the world team, all PEs, back to back",
+     host_reduce_int_1_lat},
+    {"host_broadcast_64B_lat", "us", Where::kHost, 2,
+     "xshmem_uint64_broadcast of 64 B over the world team (root rotating), all PEs",
+     host_broadcast_64B_lat},
+    {"host_alltoall_64B_lat", "us", Where::kHost, 2,
+     "xshmem_uint64_alltoall of 64 B per PE pair over the world team, all PEs",
+     host_alltoall_64B_lat},
     {"finalize_ms", "ms", Where::kHost, 1, "xshmem_finalize, as seen by PE 0", nullptr},
 };
 

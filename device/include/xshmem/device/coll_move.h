@@ -58,6 +58,7 @@
 #include <stdint.h>
 
 #include <xshmem/device/atomic.h>
+#include <xshmem/device/coll_reduce.h>
 #include <xshmem/device/group.h>
 #include <xshmem/device/lsa.h>
 #include <xshmem/device/ops.h>
@@ -139,6 +140,28 @@ XSHMEM_HD_INLINE void sync(const state_t &s, const team_t &t) {
   G::sync();
   if (G::rank() == 0) team_sync(s, t, wait_site{kWaitCollective});
   G::sync();
+}
+
+// The same carrying the arguments' key of a checked host call (key non-NULL: the host's
+// one-thread group, a team where teams_carry_keys): the sync is the keyed step of
+// coll_reduce.h (team_keyed_sync), so the agreement takes no round of its own. False on every
+// member when the keys differ. With key NULL, the plain barrier or sync.
+template <typename G>
+XSHMEM_HD_INLINE bool barrier(const state_t &s, const team_t &t, const uint64_t *key) {
+  if (key == nullptr) {
+    barrier<G>(s, t);
+    return true;
+  }
+  quiet(s);
+  return team_keyed_sync(s, t, *key, /*fenced=*/true);
+}
+template <typename G>
+XSHMEM_HD_INLINE bool sync(const state_t &s, const team_t &t, const uint64_t *key) {
+  if (key == nullptr) {
+    sync<G>(s, t);
+    return true;
+  }
+  return team_keyed_sync(s, t, *key);
 }
 
 XSHMEM_HD_INLINE unsigned char *at(void *p, size_t off) {
@@ -282,10 +305,12 @@ XSHMEM_HD_INLINE void ring(const state_t &s, const team_t &t, void *dest, const 
 // this PE or root is out of range.
 template <typename G>
 XSHMEM_HD_INLINE int broadcastmem(const state_t &s, const team_t &t, void *dest, const void *source,
-                                  size_t nbytes, int root) {
+                                  size_t nbytes, int root, const uint64_t *key = nullptr) {
   namespace cm = coll_move_detail;
   if (!team_member(t) || root < 0 || root >= t.size) return -1;
   if (cm::bcast_algo(s, t, nbytes) == kMoveTree) {
+    if (!cm::sync<G>(s, t, key)) return 1;
+    key = nullptr;
     cm::bcast_tree<G>(s, t, dest, source, nbytes, root);
   } else if (t.my_index == root) {
     // Members in turn from the root's right neighbour, so concurrent roots of different teams
@@ -294,18 +319,18 @@ XSHMEM_HD_INLINE int broadcastmem(const state_t &s, const team_t &t, void *dest,
       cm::put<G>(s, dest, source, nbytes, team_world_pe(t, (root + k) % t.size));
     cm::copy<G>(dest, source, nbytes);
   }
-  cm::barrier<G>(s, t);
-  return 0;
+  return cm::barrier<G>(s, t, key) ? 0 : 1;
 }
 
 // fcollect: member i's `nbytes` of `source` land at dest + i * nbytes on every member.
 template <typename G>
 XSHMEM_HD_INLINE int fcollectmem(const state_t &s, const team_t &t, void *dest, const void *source,
-                                 size_t nbytes) {
+                                 size_t nbytes, const uint64_t *key = nullptr) {
   namespace cm = coll_move_detail;
   if (!team_member(t)) return -1;
   const size_t off = static_cast<size_t>(t.my_index) * nbytes;
   if (cm::fcollect_algo(s, t, nbytes) == kMoveRing) {
+    if (!cm::sync<G>(s, t, key)) return 1;
     cm::ring<G>(s, t, dest, source, off, cm::same_len{nbytes},
                 nbytes * static_cast<size_t>(t.size));
     cm::barrier<G>(s, t);
@@ -314,8 +339,7 @@ XSHMEM_HD_INLINE int fcollectmem(const state_t &s, const team_t &t, void *dest, 
   for (int k = 1; k < t.size; ++k)
     cm::put<G>(s, cm::at(dest, off), source, nbytes, team_world_pe(t, (t.my_index + k) % t.size));
   cm::copy<G>(cm::at(dest, off), source, nbytes);
-  cm::barrier<G>(s, t);
-  return 0;
+  return cm::barrier<G>(s, t, key) ? 0 : 1;
 }
 
 // collect: like fcollect with `nbytes` per member (may differ, 0 included): member i's bytes land
@@ -323,11 +347,11 @@ XSHMEM_HD_INLINE int fcollectmem(const state_t &s, const team_t &t, void *dest, 
 // (one uint64 per member, written by that member into every member's scratch).
 template <typename G>
 XSHMEM_HD_INLINE int collectmem(const state_t &s, const team_t &t, void *dest, const void *source,
-                                size_t nbytes) {
+                                size_t nbytes, const uint64_t *key = nullptr) {
   namespace cm = coll_move_detail;
   if (!team_member(t)) return -1;
   // Every member has left the team's previous collective, which may still have used the scratch.
-  cm::sync<G>(s, t);
+  if (!cm::sync<G>(s, t, key)) return 1;
   uint64_t *counts = reinterpret_cast<uint64_t *>(s.internal->coll_scratch[t.slot]);
   if (G::rank() == 0) {
     for (int k = 1; k < t.size; ++k)
@@ -358,7 +382,7 @@ XSHMEM_HD_INLINE int collectmem(const state_t &s, const team_t &t, void *dest, c
 // The member's own block is copied last, while its stores to the peers drain.
 template <typename G>
 XSHMEM_HD_INLINE int alltoallmem(const state_t &s, const team_t &t, void *dest, const void *source,
-                                 size_t nbytes) {
+                                 size_t nbytes, const uint64_t *key = nullptr) {
   namespace cm = coll_move_detail;
   if (!team_member(t)) return -1;
   const size_t off = static_cast<size_t>(t.my_index) * nbytes;
@@ -368,15 +392,15 @@ XSHMEM_HD_INLINE int alltoallmem(const state_t &s, const team_t &t, void *dest, 
                team_world_pe(t, j));
   }
   cm::copy<G>(cm::at(dest, off), cm::at(source, off), nbytes);
-  cm::barrier<G>(s, t);
-  return 0;
+  return cm::barrier<G>(s, t, key) ? 0 : 1;
 }
 
 // alltoalls: element i of block j, source[(j * nelems + i) * sst], goes to member j at
 // dest[(me * nelems + i) * dst] (strides in elements, >= 1).
 template <typename G, typename T>
 XSHMEM_HD_INLINE int alltoalls(const state_t &s, const team_t &t, T *dest, const T *source,
-                               ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+                               ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                               const uint64_t *key = nullptr) {
   namespace cm = coll_move_detail;
   if (!team_member(t)) return -1;
   const ptrdiff_t me = t.my_index, n = static_cast<ptrdiff_t>(nelems);
@@ -386,8 +410,7 @@ XSHMEM_HD_INLINE int alltoalls(const state_t &s, const team_t &t, T *dest, const
                        team_world_pe(t, static_cast<int>(j)));
   }
   cm::put_strided<G>(s, dest + me * n * dst, source + me * n * sst, dst, sst, nelems, -1);
-  cm::barrier<G>(s, t);
-  return 0;
+  return cm::barrier<G>(s, t, key) ? 0 : 1;
 }
 
 // Typed forms on a team handle (the C API's shape).

@@ -161,6 +161,17 @@ inline constexpr int kDirectMaxMembers = kStepWord - kSignalBase;  // 31 flags
 inline constexpr size_t kScratchOffset = internal_region_t::kCollScratchBytes / 2;
 inline constexpr size_t kHalfBytes = internal_region_t::kCollScratchBytes / 4;
 inline constexpr size_t kAutoDirectChunks = 4;
+// A member's arrival flag holds (step << kDigestBits) | digest: the digest of the argument key
+// on the first step of a checked call (team_reduce_checked, team_keyed_sync), else 0. Steps count
+// to 2^48 per team slot (years of back-to-back steps at 0.1 us each). The digest rides in the
+// flag so that agreeing costs no cache line besides the ones the step moves anyway; 16 bits
+// catch a difference in all but 1 of 65536 cases (coll_args.h then finds which argument).
+inline constexpr int kDigestBits = 16;
+XSHMEM_HD_INLINE uint64_t key_digest(uint64_t key) {
+  key ^= key >> 32;
+  key ^= key >> 16;
+  return key & ((uint64_t{1} << kDigestBits) - 1);
+}
 // Units (16-byte vectors on the GPU, elements on the host) each thread has in flight per source.
 inline constexpr int kUnroll = 8;
 
@@ -367,9 +378,15 @@ XSHMEM_HD_INLINE void member_range(int op, int me, int n, int *k0, int *k1) {
   *k1 = op == kScanIn ? me + 1 : (op == kScanEx ? me : n);
 }
 
+// `fenced`: the caller fenced right before (a data-less keyed step skips its own fence).
+// `key` (checked host calls, else nullptr): the first step also carries this member's argument
+// key to every other member, and runs even when nreduce is 0 (then with no data). Returns false,
+// on every member alike, when the keys of the members differ: each member holds every key after
+// the step, so each sees a key unlike its own. Nothing is folded then, and no further step runs.
 template <typename G>
-XSHMEM_RED_OUTLINE void direct(const state_t &s, const team_t &t, const kind &kd, void *dest_v,
-                               const void *source_v, size_t nreduce) {
+XSHMEM_RED_OUTLINE bool direct(const state_t &s, const team_t &t, const kind &kd, void *dest_v,
+                               const void *source_v, size_t nreduce, const uint64_t *key = nullptr,
+                               bool fenced = false) {
   unsigned char *dest = static_cast<unsigned char *>(dest_v);
   const unsigned char *source = static_cast<const unsigned char *>(source_v);
   team_sync_t &area = team_area(s, t);
@@ -384,39 +401,56 @@ XSHMEM_RED_OUTLINE void direct(const state_t &s, const team_t &t, const kind &kd
   member_range(kd.op, me, n, &k0, &k1);
   uint64_t step = atomic::load(step_word);
   G::sync();  // every thread has read the step before the first thread advances it
-  for (size_t off = 0; off < nreduce; off += chunk) {
+  bool agreed = true;
+  for (size_t off = 0, first = 1; off < nreduce || (key != nullptr && first); off += chunk) {
     ++step;
     const size_t cnt = nreduce - off < chunk ? nreduce - off : chunk;
     const size_t boff = off * kd.esize;
     unsigned char *half = scratch + (step & 1) * kHalfBytes;
+    const bool keyed = key != nullptr && first;
+    first = 0;
     // My chunk into my slice of every other member's half. A scan's lower members only need the
     // signal (they do not combine my data), which still tells them I am done with step - 1.
     for (int d = 1; d < n; ++d) {
       const int j = (me + d) % n;
-      if (!scan || j > me)
+      if (cnt != 0 && (!scan || j > me))
         group_put<G>(s, half + static_cast<size_t>(me) * slice, source + boff, cnt * kd.esize,
                      team_world_pe(t, j));
     }
-    atomic::fence();
+    if (!(fenced && keyed && cnt == 0)) atomic::fence();
     G::sync();
     if (G::rank() == 0) {
       for (int d = 1; d < n; ++d) {
         const int j = (me + d) % n;
-        signal_op(s, &flags[me], step, kSignalSet, team_world_pe(t, j), /*fenced=*/true);
+        signal_op(s, &flags[me], step << kDigestBits | (keyed ? key_digest(*key) : 0), kSignalSet,
+                  team_world_pe(t, j), /*fenced=*/true);
       }
       for (int d = 1; d < n; ++d) {
         const int j = (me + d) % n;
-        wait_until(s, wait_site{kWaitCollective}, &flags[j], kCmpGe, step, team_world_pe(t, j));
+        wait_until(s, wait_site{kWaitCollective}, &flags[j], kCmpGe, step << kDigestBits,
+                   team_world_pe(t, j));
       }
     }
     G::sync();
+    if (keyed) {
+      // A flag already past this step means its member went on, so it found every digest equal
+      // to its own (mine included); a member that found a difference stops at this step.
+      for (int j = 0; j < n; ++j) {
+        const uint64_t v = j == me ? 0 : atomic::load(&flags[j]);
+        if (j != me && v >> kDigestBits == step &&
+            (v & ((uint64_t{1} << kDigestBits) - 1)) != key_digest(*key))
+          agreed = false;
+      }
+      if (!agreed) break;
+    }
     const sources src{&s, &t, source + boff, half, slice, 0};
-    kd.fold(dest + boff, src, k0, k1, cnt * kd.scale, G::rank(), G::size());
+    if (cnt != 0) kd.fold(dest + boff, src, k0, k1, cnt * kd.scale, G::rank(), G::size());
     // Every thread is done with this half before the next step's signal lets a peer refill it.
     G::sync();
   }
   if (G::rank() == 0) atomic::store(step_word, step);
   G::sync();
+  return agreed;
 }
 
 // The slice [lo, hi) of nreduce elements that member k reduces under rsag: whole 16-byte units,
@@ -549,6 +583,46 @@ template <typename G, int Op, typename T>
 XSHMEM_HD_INLINE int team_reduce(const state_t &s, const team_t &t, T *dest, const T *source,
                                  size_t nreduce) {
   return team_reduce_kind<G>(s, t, red::make_kind<Op, T>(), dest, source, nreduce);
+}
+
+// Checked host calls (checks.h) agree on their arguments through a keyed step of the direct
+// algorithm: each member stores the key of its arguments into every other member's key word and
+// signals it, then compares the keys it received with its own; every member holds every key
+// after the step, so all of them see a difference or none does. It is also a team sync (every
+// member signals every other). Every checked collective of a team whose size allows it
+// (teams_carry_keys) makes this step its first synchronisation, whatever the family and the
+// algorithm: the reductions' first chunk, the exit barrier (or the entry sync) of the data
+// movement, and the agreement rounds of the host (team::args_agree). So members that disagree,
+// even on which collective they are in, meet in the same step. Larger teams (and GPU heaps, whose
+// collectives run in kernels) agree with a separate one-word allreduce (team::args_agree).
+XSHMEM_HD_INLINE bool teams_carry_keys(const team_t &t) {
+  return t.size > 1 && t.size <= red::kDirectMaxMembers;
+}
+
+// The keyed step alone (no data), by one thread: true when every member of t passed `key`.
+// `fenced`: the caller fenced (or quieted) right before, so the step's own fence is skipped.
+XSHMEM_HD_INLINE bool team_keyed_sync(const state_t &s, const team_t &t, uint64_t key,
+                                      bool fenced = false) {
+  if (t.size <= 1) return true;
+  return red::direct<reduce_thread_group>(s, t, red::make_kind<kRedOr, uint8_t>(), nullptr, nullptr,
+                                          0, &key, fenced);
+}
+
+// team_reduce with checked arguments, for teams where teams_carry_keys: every member passes the
+// key of its arguments (identical arguments, identical keys), and the reduction's first step
+// carries it: the direct algorithm's first chunk, or a step of its own before rsag and when
+// nreduce is 0. Any member's arguments may differ (nreduce included, so members may pick
+// different algorithms): the keyed step comes first on each. Returns 0, -1 when this PE is not a
+// member of t, 1 on every member when the keys differ (nothing reduced).
+template <typename G, int Op, typename T>
+XSHMEM_HD_INLINE int team_reduce_checked(const state_t &s, const team_t &t, T *dest,
+                                         const T *source, size_t nreduce, uint64_t key) {
+  if (!team_member(t)) return -1;
+  const red::kind kd = red::make_kind<Op, T>();
+  const bool by_direct = nreduce != 0 && red::use_direct(s, t, nreduce, kd.esize);
+  if (!red::direct<G>(s, t, kd, dest, source, by_direct ? nreduce : 0, &key)) return 1;
+  if (nreduce != 0 && !by_direct) red::rsag<G>(s, t, kd, dest, source, nreduce);
+  return 0;
 }
 
 // Type codes of the host API's kernel on GPU heaps. Bitwise operations, sums, products and scans

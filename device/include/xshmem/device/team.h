@@ -147,6 +147,18 @@ XSHMEM_HD_INLINE uint64_t team_allreduce_word(const state_t &s, const team_t &t,
   return acc;
 }
 
+// Agreement on a 64-bit key in one kWordOr allreduce: each member contributes key_word(key), a
+// 32-bit digest h of the key as (h << 32 | ~h). Where the digests agree the OR is that word (its
+// halves complementary); where two members differ in a bit of h, that bit is set in both halves
+// (one member's h, the other's ~h). Keys that differ with the same digest (2^-32) pass.
+XSHMEM_HD_INLINE uint64_t key_word(uint64_t key) {
+  const uint32_t h = static_cast<uint32_t>(key ^ (key >> 32));
+  return uint64_t{h} << 32 | uint64_t{~h};
+}
+XSHMEM_HD_INLINE bool key_word_agreed(uint64_t or_of_words) {
+  return (static_cast<uint32_t>(or_of_words >> 32) & static_cast<uint32_t>(or_of_words)) == 0;
+}
+
 // team_ptr: the address of symmetric `sym` at member `pe` of t, or NULL (not load/store
 // reachable, or pe out of range).
 template <typename T>
