@@ -2,11 +2,22 @@
 //
 // Broadcast with different roots, a reduction with different nreduce, or buffers at different
 // heap offsets would make the members of a team wait for data that never comes, or write past
-// the buffers of a peer. With XSHMEM_CHECKS=1 every host collective entry point agrees on its
-// arguments first: one OR-allreduce of a digest of their hash over the team (team::args_agree).
-// When they differ, every member sees it (the same OR everywhere), so every member goes on to find
-// the first differing argument with one exact agreement per argument (the same sequence on every
-// member, no hang) and stops the job naming it. With checks off nothing of this runs.
+// the buffers of a peer. With XSHMEM_CHECKS=1 every host collective entry point hashes its call
+// name and arguments into a key (args_key) that every member must share, and the key travels in
+// the collective's own first synchronisation, so checking costs no round of its own:
+// - host heaps, teams of 2 to 31 members (dev::teams_carry_keys): the keyed step of
+//   <xshmem/device/coll_reduce.h> (a 16-bit digest of the key in each member's arrival flag):
+//   the first chunk of a reduction, the exit barrier of a direct broadcast, fcollect or alltoall,
+//   the entry sync of collect and of the tree and ring algorithms. Every checked collective of
+//   such a team starts its synchronisation with that step, so members that disagree (even on
+//   which collective they are in) meet in it;
+// - GPU heaps (collectives in kernels) and larger teams: one OR-allreduce of a 32-bit digest
+//   before the collective (team::args_agree).
+// Either way every member learns the same answer. When the keys differ, every member goes on to
+// find the first differing argument with one exact agreement per argument (args_differ: the same
+// sequence on every member, no hang) and stops the job naming it. A difference that collides in
+// the digest (1 in 65536, or 2^32) goes unnoticed, as with checks off. With checks off nothing
+// of this runs.
 #ifndef XSHMEM_CORE_COLL_ARGS_H
 #define XSHMEM_CORE_COLL_ARGS_H
 
