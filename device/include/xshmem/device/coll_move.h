@@ -219,6 +219,21 @@ XSHMEM_HD_INLINE int bcast_algo(const state_t &s, const team_t &t, size_t nbytes
   return t.size > kMoveDirectMaxMembers || (t.size > 2 && nbytes >= kMoveChunk) ? kMoveTree
                                                                                 : kMoveDirect;
 }
+// Host heaps: a direct broadcast of at least kPullMin bytes among load/store peers is pulled
+// (every member copies the root's source into its own dest, in parallel after an entry sync)
+// instead of pushed by the root alone: on CPU PEs the copies then run on every member's core.
+inline constexpr size_t kPullMin = size_t{16} << 10;
+XSHMEM_HD_INLINE bool bcast_pull(const state_t &s, const team_t &t, size_t nbytes) {
+#if defined(__CUDA_ARCH__)
+  return false;
+#else
+  if (s.coll_bcast_algo != kMoveAuto || nbytes < kPullMin || t.size < 2) return false;
+  for (int i = 0; i < t.size; ++i)
+    if (i != t.my_index && !lsa_reachable(s, team_world_pe(t, i))) return false;
+  return true;
+#endif
+}
+
 // The fcollect/collect algorithm; `block` is the (mean) bytes per member.
 XSHMEM_HD_INLINE int fcollect_algo(const state_t &s, const team_t &t, size_t block) {
   if (t.size == 1 || static_cast<uint64_t>(t.size) > kMaxCount) return kMoveDirect;
@@ -312,6 +327,15 @@ XSHMEM_HD_INLINE int broadcastmem(const state_t &s, const team_t &t, void *dest,
     if (!cm::sync<G>(s, t, key)) return 1;
     key = nullptr;
     cm::bcast_tree<G>(s, t, dest, source, nbytes, root);
+  } else if (cm::bcast_pull(s, t, nbytes)) {
+    // The root's source is ready once every member has entered; the exit barrier keeps it in
+    // place until every member has its copy.
+    if (!cm::sync<G>(s, t, key)) return 1;
+    key = nullptr;
+    if (t.my_index != root)
+      cm::copy<G>(dest, lsa_addr(s, source, team_world_pe(t, root)), nbytes);
+    else if (dest != source)
+      cm::copy<G>(dest, source, nbytes);
   } else if (t.my_index == root) {
     // Members in turn from the root's right neighbour, so concurrent roots of different teams
     // do not all start at the same PE.
