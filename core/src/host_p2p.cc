@@ -104,20 +104,37 @@ size_t first_active(size_t n, const int *status) {
 
 // The waits: the path code on host heaps; on GPU heaps, the tests above polled with back-off.
 // Each runs under the wait deadline (XSHMEM_WAIT_TIMEOUT), reported as the public call `call`.
+
+// One word until it satisfies cmp against value, under the deadline reported as `site` (with
+// the peer and round when the wait is for one, the index of the word in its set): the path
+// code's wait on host heaps; on GPU heaps, copies of the word polled with back-off. Returns the
+// value seen. The one word wait of the host API: wait_until and the active-set pSync waits.
+template <typename T>
+T wait_word(const dev::wait_site &site, const T *ivar, int cmp, T value, int pe = -1,
+            int round = -1, uint64_t index = UINT64_MAX, uint64_t nelems = 0) {
+  if (path::heap_host_accessible())
+    return dev::wait_until(state(), site, ivar, cmp, value, pe, round, index, nelems);
+  dev::atomic::backoff wait;
+  dev::wait_clock clock(&state());
+  for (;;) {
+    T seen{};
+    gpu::read_local(&seen, ivar, sizeof(T));
+    if (dev::compare(cmp, seen, value)) return seen;
+    if (clock.passed()) {
+      dev::wait_timeout_t w = dev::wait_report(site, clock, ivar, cmp, value, seen);
+      w.pe = pe;
+      w.round = round;
+      w.index = index;
+      w.nelems = nelems;
+      dev::wait_timed_out(state(), w);
+    }
+    wait();
+  }
+}
 template <typename T>
 void wait_one(const char *call, const T *ivar, int cmp, T value, uint64_t index = UINT64_MAX,
               uint64_t nelems = 0) {
-  const dev::wait_site site{dev::kWaitUntil, call};
-  if (!path::heap_host_accessible()) {  // poll copies of the words
-    dev::atomic::backoff wait;
-    dev::wait_clock clock(&state());
-    while (!test_one(ivar, cmp, value)) {
-      if (clock.passed()) gpu_wait_timed_out(site, clock, ivar, cmp, value, index, nelems);
-      wait();
-    }
-    return;
-  }
-  dev::wait_until(state(), site, ivar, cmp, value, -1, -1, index, nelems);
+  (void)wait_word(dev::wait_site{dev::kWaitUntil, call}, ivar, cmp, value, -1, -1, index, nelems);
 }
 template <typename T, typename V>
 void wait_all(const char *call, const T *ivars, size_t n, const int *status, int cmp, V values) {
@@ -335,25 +352,8 @@ void on_wait_timeout(const dev::wait_timeout_t *w) {
 
 long wait_psync(const char *call, const long *word, int cmp, long value, int pe, int round,
                 int index) {
-  const dev::wait_site site{dev::kWaitActiveSet, call};
-  if (!path::heap_host_accessible()) {  // GPU heap: poll copies of the word
-    dev::atomic::backoff wait;
-    dev::wait_clock clock(&state());
-    for (;;) {
-      long seen = 0;
-      gpu::read_local(&seen, word, sizeof(seen));
-      if (dev::compare(cmp, seen, value)) return seen;
-      if (clock.passed()) {
-        dev::wait_timeout_t w = dev::wait_report(site, clock, word, cmp, value, seen);
-        w.pe = pe;
-        w.round = round;
-        w.index = static_cast<uint64_t>(index);
-        dev::wait_timed_out(state(), w);
-      }
-      wait();
-    }
-  }
-  return dev::wait_until(state(), site, word, cmp, value, pe, round, static_cast<uint64_t>(index));
+  return wait_word(dev::wait_site{dev::kWaitActiveSet, call}, word, cmp, value, pe, round,
+                   static_cast<uint64_t>(index));
 }
 
 }  // namespace xshmem::core
