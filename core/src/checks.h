@@ -71,6 +71,16 @@ void check_aligned(const char *call, const char *arg, const void *addr, size_t a
 void check_cmp(const char *call, int cmp);
 void check_sig_op(const char *call, int sig_op);
 
+// A symmetric argument of `bytes` bytes aligned for elements of `align` bytes (a collective's
+// dest or source): fast_access_ok first, the full checks and their diagnostic when it says no.
+inline void check_sym_arg(const char *call, const char *arg, const void *p, size_t bytes,
+                          size_t align) {
+  if (fast_access_ok(p, bytes, align, 0, false, nullptr)) [[likely]]
+    return;
+  check_symmetric(call, arg, p, bytes);
+  if (bytes != 0) check_aligned(call, arg, p, align);
+}
+
 }  // namespace xshmem::core
 
 #endif  // XSHMEM_CORE_CHECKS_H

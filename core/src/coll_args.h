@@ -101,9 +101,13 @@ template <typename Args>
   check_fail(call, "the arguments differ between PEs of team %d", static_cast<int>(team));
 }
 
+template <typename Args>
+void check_args_agree(const char *call, xshmem_team_t team, const Args &args) {
+  if (!team::args_agree(team, args_key(call, args))) args_differ(call, team, args);
+}
 inline void check_args_agree(const char *call, xshmem_team_t team,
                              std::initializer_list<Arg> args) {
-  if (!team::args_agree(team, args_key(call, args))) args_differ(call, team, args);
+  check_args_agree<std::initializer_list<Arg>>(call, team, args);
 }
 
 // A checked collective of the host API (checks on): where the collective's own first
@@ -118,7 +122,7 @@ const uint64_t *carried_key(const char *call, xshmem_team_t team, const dev::tea
     *key = args_key(call, args);
     return key;
   }
-  if (!team::args_agree(team, args_key(call, args))) args_differ(call, team, args);
+  check_args_agree(call, team, args);
   return nullptr;
 }
 

@@ -48,15 +48,6 @@ size_t extent(const char *call, const char *stride_arg, ptrdiff_t stride, size_t
   return ((total - 1) * span + 1) * elem;
 }
 
-// A symmetric argument of `bytes` bytes aligned for elements of `align` bytes.
-inline void check_sym_arg(const char *call, const char *arg, const void *p, size_t bytes,
-                          size_t align) {
-  if (fast_access_ok(p, bytes, align, 0, false, nullptr)) [[likely]]
-    return;
-  check_symmetric(call, arg, p, bytes);
-  if (bytes != 0) check_aligned(call, arg, p, align);
-}
-
 // Runs the collective: in a kernel (heap in GPU memory: path::team_ops_in_kernels) or with the
 // path code on this thread.
 template <typename F>

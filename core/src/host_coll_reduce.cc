@@ -39,14 +39,8 @@ int reduce(const char *call, xshmem_team_t team, T *dest, const T *source, size_
     if (n > SIZE_MAX / sizeof(T))
       check_fail(call, "nreduce %zu is too large for %zu-byte elements", n, sizeof(T));
     const size_t bytes = n * sizeof(T);
-    if (!fast_access_ok(dest, bytes, alignof(T), 0, false, nullptr)) {
-      check_symmetric(call, "dest", dest, bytes);
-      check_aligned(call, "dest", dest, alignof(T));
-    }
-    if (!fast_access_ok(source, bytes, alignof(T), 0, false, nullptr)) {
-      check_symmetric(call, "source", source, bytes);
-      check_aligned(call, "source", source, alignof(T));
-    }
+    check_sym_arg(call, "dest", dest, bytes, alignof(T));
+    check_sym_arg(call, "source", source, bytes, alignof(T));
     const auto d = reinterpret_cast<uintptr_t>(dest), c = reinterpret_cast<uintptr_t>(source);
     if (d != c && d < c + bytes && c < d + bytes)
       check_fail(call,

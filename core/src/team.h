@@ -21,8 +21,9 @@ dev::team_t *init_predefined(const dev::state_t &s, const std::vector<uint64_t> 
 void reset();
 
 // Whether every member of `team` (a team of this PE) passed the same `key` (checked mode:
-// collective arguments that must be identical): one OR-allreduce of a 32-bit digest of the key,
-// the same answer on every member; keys that differ pass with probability 2^-32.
+// collective arguments that must be identical), the same answer on every member: on host heaps
+// for teams of 2 to 31 members the keyed step of <xshmem/device/coll_reduce.h> (a 16-bit digest;
+// keys that differ pass with probability 2^-16), else one OR-allreduce of a 32-bit digest (2^-32).
 bool args_agree(int team, uint64_t key);
 // The same, exact on all 64 bits: a max- and a min-allreduce (the diagnosis after a mismatch).
 bool args_agree_exact(int team, uint64_t key);
