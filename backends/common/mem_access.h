@@ -205,26 +205,59 @@ class CudaAccess final : public MemAccess {
     }
     return XSHMEM_ERR_IO;
   }
+  // A lane: a non-blocking stream and a page-locked bounce buffer. Host sides of copies go
+  // through the bounce, never as pageable memory: a pageable copy goes through the driver's
+  // staging, which it may serialise behind another thread's pageable copy, and that one may
+  // wait behind a kernel that waits for this very copy (seen on an H100: the NIC model's read of
+  // a put's source hung while the flood kernel posting the put spun, and the host thread sat in
+  // a copy behind that kernel).
+  struct Lane {
+    CUstream stream = nullptr;
+    char *bounce = nullptr;  // kBounce bytes, page-locked (MemHostAlloc)
+  };
+  static constexpr size_t kBounce = 1u << 20;
   void *lane_open() override {
     bind();
-    CUstream s = nullptr;
-    if (StreamCreate(&s, kCuStreamNonBlocking)) return nullptr;
-    return s;
+    std::unique_ptr<Lane> l(new Lane);
+    if (StreamCreate(&l->stream, kCuStreamNonBlocking)) return nullptr;
+    void *b = nullptr;
+    if (!MemHostAlloc || MemHostAlloc(&b, kBounce, kCuMemHostAllocPortable) != 0) {
+      (void)StreamDestroy(l->stream);
+      return nullptr;
+    }
+    l->bounce = static_cast<char *>(b);
+    return l.release();
   }
   void lane_close(void *lane) override {
     if (!lane) return;
     bind();
-    (void)StreamDestroy(static_cast<CUstream>(lane));
+    Lane *l = static_cast<Lane *>(lane);
+    (void)StreamDestroy(l->stream);
+    (void)MemFreeHost(l->bounce);
+    delete l;
   }
   xshmem_status_t copy(void *lane, void *dst, const void *src, size_t n) override {
     if (n == 0) return XSHMEM_SUCCESS;
-    if (!is_device(dst) && !is_device(src)) return host_copy(dst, src, n);
+    const bool dev_dst = is_device(dst), dev_src = is_device(src);
+    if (!dev_dst && !dev_src) return host_copy(dst, src, n);
     bind();
-    CUstream s = static_cast<CUstream>(lane);
-    CUresult r =
-        MemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n, s);
-    if (!r) r = StreamSynchronize(s);
-    return r ? XSHMEM_ERR_IO : XSHMEM_SUCCESS;
+    Lane *l = static_cast<Lane *>(lane);
+    if (dev_dst && dev_src) return dma(l, dst, src, n);
+    // One side is host memory: through the bounce, a chunk at a time.
+    char *d = static_cast<char *>(dst);
+    const char *s = static_cast<const char *>(src);
+    for (size_t done = 0; done < n;) {
+      const size_t k = n - done < kBounce ? n - done : kBounce;
+      if (dev_dst) {
+        if (host_copy(l->bounce, s + done, k) != XSHMEM_SUCCESS) return XSHMEM_ERR_IO;
+        if (xshmem_status_t st = dma(l, d + done, l->bounce, k)) return st;
+      } else {
+        if (xshmem_status_t st = dma(l, l->bounce, s + done, k)) return st;
+        if (host_copy(d + done, l->bounce, k) != XSHMEM_SUCCESS) return XSHMEM_ERR_IO;
+      }
+      done += k;
+    }
+    return XSHMEM_SUCCESS;
   }
   // With the core's heap_apply (services 1.4): everything on the core's stream in order, runs of
   // atomics as one kernel each with the GPU's own atomic instructions (atomic with respect to
@@ -280,6 +313,13 @@ class CudaAccess final : public MemAccess {
     bind();
     (void)MemFreeHost(p);
   }
+  // Copies n bytes on the lane's stream and waits (page-locked or device memory only).
+  xshmem_status_t dma(Lane *l, void *dst, const void *src, size_t n) {
+    CUresult r = MemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src),
+                             n, l->stream);
+    if (!r) r = StreamSynchronize(l->stream);
+    return r ? XSHMEM_ERR_IO : XSHMEM_SUCCESS;
+  }
   // GPU memory holding a copy of [src, src + n) (src NULL: zeroed); NULL when it cannot be had.
   // device_free releases it.
   void *device_alloc(size_t n, const void *src, void *lane) {
@@ -293,10 +333,7 @@ class CudaAccess final : public MemAccess {
       zero.reset(new char[n]());
       src = zero.get();
     }
-    CUstream s = static_cast<CUstream>(lane);
-    CUresult r = MemcpyAsync(d, reinterpret_cast<CUdeviceptr>(src), n, s);
-    if (!r) r = StreamSynchronize(s);
-    if (r) {
+    if (copy(lane, p, src, n) != XSHMEM_SUCCESS) {
       (void)MemFree(d);
       return nullptr;
     }

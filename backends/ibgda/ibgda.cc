@@ -328,6 +328,8 @@ xshmem_status_t ib_init(void **ctx) {
   o.timeout_ms = static_cast<int>(std::min<uint64_t>(c->timeout_ns / 1000000ull, 30000));
   o.on_error = [](const std::string &line) { g_svc->fatal(1, kName, line.c_str()); };
   o.answer_timeout_ms = static_cast<int>(c->timeout_ns / 1000000ull);
+  // Named before the posters' deadline stops the job (a third of it, at most 3 s).
+  o.stall_warn_ms = std::max(1, std::min(3000, o.answer_timeout_ms / 3));
   if (!parse_corrupt(g_svc->config_get_string("XSHMEM_IBGDA_TEST_CORRUPT"), c->my_pe, &o)) {
     delete c;
     *ctx = nullptr;

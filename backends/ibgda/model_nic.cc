@@ -170,7 +170,48 @@ bool model_nic::listen(const std::string &addr, std::string *why) {
 void model_nic::start() {
   if (thread_.joinable()) return;
   stop_.store(false);
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    t_activity = &activity_;
+    run();
+    t_activity = nullptr;
+  });
+  if (o_.stall_warn_ms > 0 && o_.log) {
+    {
+      std::lock_guard<std::mutex> g(watch_mu_);
+      watch_stop_ = false;
+    }
+    watchdog_ = std::thread([this] { watch(); });
+  }
+}
+
+// Every quarter of the threshold: a call of the thread that has lasted past it is named once.
+// The thread may be stuck in the driver (a copy behind GPU work that waits for this very NIC),
+// where no deadline of its own fires; the poster's deadline then stops the job, and this line
+// says what the NIC was doing.
+void model_nic::watch() {
+  const auto tick = std::chrono::milliseconds(std::max(o_.stall_warn_ms / 4, 10));
+  const char *named = nullptr;
+  uint64_t named_since = 0;
+  std::unique_lock<std::mutex> lk(watch_mu_);
+  while (!watch_cv_.wait_for(lk, tick, [this] { return watch_stop_; })) {
+    const char *what = activity_.what.load(std::memory_order_acquire);
+    const uint64_t since = activity_.since_ns.load(std::memory_order_relaxed);
+    if (what == nullptr || (what == named && since == named_since)) continue;
+    const uint64_t now = now_ns();
+    if (now < since || now - since < uint64_t(o_.stall_warn_ms) * 1000000ull) continue;
+    named = what;
+    named_since = since;
+    const int peer = activity_.peer.load(std::memory_order_relaxed);
+    std::string line = "ibgda NIC model: pe " + std::to_string(o_.my_pe) +
+                       "'s NIC thread has been " + what + " for " +
+                       std::to_string((now - since) / 1000000) + " ms";
+    if (peer >= 0)
+      line += " (the entry at send-queue position " +
+              std::to_string(activity_.pos.load(std::memory_order_relaxed)) +
+              " of its queue to pe " + std::to_string(peer) + ")";
+    line += "; its queues do not move meanwhile (does GPU work of this process wait for them?)";
+    o_.log(true, line);
+  }
 }
 
 bool model_nic::connect(int peer, const std::string &addr, uint16_t port, std::string *why) {
@@ -237,6 +278,14 @@ void model_nic::add_queue(queue_t *q) {
 
 void model_nic::stop() {
   stopping_.store(true);
+  if (watchdog_.joinable()) {
+    {
+      std::lock_guard<std::mutex> g(watch_mu_);
+      watch_stop_ = true;
+    }
+    watch_cv_.notify_all();
+    watchdog_.join();
+  }
   if (thread_.joinable()) {
     stop_.store(true);
     thread_.join();
@@ -576,6 +625,37 @@ void model_nic::run() {
         c->dead = true;
         close(c->fd);
         c->fd = -1;
+      }
+    }
+    // Queues with published entries the thread does not take (it loops, but issue stops early):
+    // named once per stall, with what holds them.
+    if (o_.stall_warn_ms > 0 && o_.log && now - last_scan_ns_ > 100000000ull) {
+      last_scan_ns_ = now;
+      if (stuck_.size() < queues_.size()) stuck_.resize(queues_.size());
+      for (size_t i = 0; i < queues_.size(); ++i) {
+        queue_t &q = *queues_[i];
+        stuck_t &st = stuck_[i];
+        const uint32_t producer = g::be32(__atomic_load_n(q.dbr, __ATOMIC_ACQUIRE)) & 0xFFFF;
+        if (((producer - q.consumer) & 0xFFFF) == 0 || q.consumer != st.consumer || q.error) {
+          st = stuck_t{q.consumer, now, false};
+          continue;
+        }
+        if (st.named || now - st.since_ns < uint64_t(o_.stall_warn_ms) * 1000000ull) continue;
+        st.named = true;
+        const conn *c =
+            q.peer >= 0 && size_t(q.peer) < to_peer_.size() ? to_peer_[q.peer] : nullptr;
+        o_.log(true,
+               "ibgda NIC model: pe " + std::to_string(o_.my_pe) +
+                   " has not taken the entry at send-queue position " + std::to_string(q.consumer) +
+                   " of its queue to pe " + std::to_string(q.peer) + " for " +
+                   std::to_string((now - st.since_ns) / 1000000) + " ms (" +
+                   std::to_string((producer - q.consumer) & 0xFFFF) + " published after it; " +
+                   std::to_string(q.count) + " of " + std::to_string(q.inflight.size()) +
+                   " in flight; the wire to pe " + std::to_string(q.peer) + ": " +
+                   (c == nullptr ? std::string("none")
+                                 : std::to_string(c->out.size() - c->out_off) + " bytes unsent, " +
+                                       std::to_string(c->waiting) + " requests unanswered") +
+                   ")");
       }
     }
     // Completions, in order; errors, once each.

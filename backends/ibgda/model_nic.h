@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -53,6 +54,9 @@ class model_nic {
     // (the first RDMA write or read from then on), kCorruptKey a remote key nobody registered.
     int corrupt = 0;
     uint64_t corrupt_at = 0;
+    // A call of the thread that may block (a driver copy, the GPU heap's operations) lasting
+    // this long gets a warning naming it (the watchdog); 0: no watchdog.
+    int stall_warn_ms = 3000;
   };
   enum : int { kCorruptNone = 0, kCorruptOpcode = 1, kCorruptLength = 2, kCorruptKey = 3 };
 
@@ -95,6 +99,13 @@ class model_nic {
   uint16_t port_ = 0;
   std::thread thread_;
   std::atomic<bool> stop_{false}, stopping_{false};
+  // The watchdog: names a call of the thread that lasts (activity_t), once per call.
+  activity_t activity_;
+  std::thread watchdog_;
+  std::mutex watch_mu_;
+  std::condition_variable watch_cv_;
+  bool watch_stop_ = false;
+  void watch();
   std::mutex mu_;  // guards the pending lists
   std::vector<std::unique_ptr<conn>> pending_conns_;
   std::vector<queue_t *> pending_queues_;
@@ -111,6 +122,14 @@ class model_nic {
     std::string why;
   };
   std::vector<pending_t> batch_;
+  // Per queue: the position the thread last saw it stop at, since when, whether it was named.
+  struct stuck_t {
+    uint32_t consumer = 0;
+    uint64_t since_ns = 0;
+    bool named = false;
+  };
+  std::vector<stuck_t> stuck_;
+  uint64_t last_scan_ns_ = 0;
   uint64_t taken_ = 0;             // entries seen so far (the corruption hook counts them)
   std::vector<uint32_t> scanned_;  // [queue tag]: the hook's next position to look at
   void corrupt_next(queue_t &q);

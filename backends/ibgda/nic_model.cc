@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <algorithm>
 
@@ -284,7 +285,12 @@ void execute_batch(const key_table &keys, const request_t *rqs, size_t n, reply_
     of.push_back(i);
   }
   if (ops.empty()) return;
-  keys.access()->apply(keys.lane(), ops.data(), ops.size());
+  {
+    doing mark(
+        "executing peers' requests through the target's memory access (GPU heap: driver "
+        "copies and atomic kernels)");
+    keys.access()->apply(keys.lane(), ops.data(), ops.size());
+  }
   for (size_t k = 0; k < ops.size(); ++k) {
     reply_t &r = out[of[k]];
     if (ops[k].status != XSHMEM_SUCCESS) {
@@ -381,6 +387,23 @@ inflight_t &at(queue_t &q, size_t i) {
 
 }  // namespace
 
+thread_local activity_t *t_activity = nullptr;
+
+doing::doing(const char *what, int peer, uint32_t pos) {
+  if (activity_t *a = t_activity) {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    a->peer.store(peer, std::memory_order_relaxed);
+    a->pos.store(pos, std::memory_order_relaxed);
+    a->since_ns.store(uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec),
+                      std::memory_order_relaxed);
+    a->what.store(what, std::memory_order_release);
+  }
+}
+doing::~doing() {
+  if (activity_t *a = t_activity) a->what.store(nullptr, std::memory_order_release);
+}
+
 uint32_t issue(queue_t &q, const key_table &local, post_fn post, void *ctx, uint32_t max) {
   q.local = &local;
   std::vector<uint8_t> stage;  // a write's source read through the local access
@@ -429,6 +452,10 @@ uint32_t issue(queue_t &q, const key_table &local, post_fn post, void *ctx, uint
           rq.data = reinterpret_cast<const uint8_t *>(op.laddr);
           if (syn == 0 && local.access() != nullptr) {
             stage.resize(op.length);
+            doing mark(
+                "reading a write's source through the local memory access (a driver "
+                "copy out of GPU memory)",
+                q.peer, pos);
             if (local.access()->copy(local.lane(), stage.data(),
                                      reinterpret_cast<const void *>(op.laddr), op.length) != 0) {
               syn = g::kSynLocalProt;
@@ -481,7 +508,13 @@ void answer(queue_t &q, const reply_t &r) {
     backend::MemAccess *a = q.local != nullptr ? q.local->access() : nullptr;
     if (a == nullptr) {
       memcpy(dst, src, n);
-    } else if (a->copy(q.local->lane(), dst, src, n) != 0) {
+      return;
+    }
+    doing mark(
+        "landing an answer through the local memory access (a driver copy into GPU "
+        "memory)",
+        q.peer, e.pos);
+    if (a->copy(q.local->lane(), dst, src, n) != 0) {
       e.syndrome = g::kSynLocalProt;
       e.why = format("the local memory access (%s) cannot write 0x%" PRIx64 " (%zu bytes)",
                      a->name(), e.op.laddr, n);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,26 @@ class MemAccess;
 namespace xshmem::ibgda {
 
 namespace gda = xshmem::dev::gda;
+
+// What a model thread is doing in a call that may block (a driver copy to or from GPU memory, the
+// GPU heap's operations): the model's watchdog (model_nic) names it when it lasts. One writer
+// (the thread), one reader (the watchdog).
+struct activity_t {
+  std::atomic<const char *> what{nullptr};  // NULL: not in such a call
+  std::atomic<uint64_t> since_ns{0};        // CLOCK_MONOTONIC
+  std::atomic<int> peer{-1};                // the queue's target (requester), or -1
+  std::atomic<uint32_t> pos{0};             // the entry's send-queue position (requester)
+};
+// The calling thread's record, or NULL (the model thread sets it; tests leave it NULL).
+extern thread_local activity_t *t_activity;
+// Marks the calling thread as doing `what` for its lifetime.
+class doing {
+ public:
+  doing(const char *what, int peer = -1, uint32_t pos = 0);
+  ~doing();
+  doing(const doing &) = delete;
+  doing &operator=(const doing &) = delete;
+};
 
 // Access rights of a registered region (IBV_ACCESS_* in spirit).
 enum access_t : uint32_t {

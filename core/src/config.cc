@@ -182,6 +182,81 @@ std::string lower(std::string s) {
   return s;
 }
 
+// ---- NVSHMEM aliases ------------------------------------------------------------------------
+//
+// The NVSHMEM_* variables that nvshmem.h programs bring, each standing for an XSHMEM_* entry (or,
+// name NULL, accepted with nothing to do). The XSHMEM_* variable, when set, wins. A translation
+// gives the XSHMEM value for the alias's text, "" for "nothing to set" (then *why may say why the
+// text means nothing here: warned about, ignored).
+struct Alias {
+  const char *alias;
+  const char *name;
+  std::string (*translate)(const std::string &text, std::string *why);
+  const char *note;
+};
+
+std::string tr_bootstrap(const std::string &t, std::string *why) {
+  if (t == "mpi") return "mpi";
+  if (t == "uid") return "tcp";
+  if (t == "pmi" || t == "pmix" || t == "pmi2") return "pmix";
+  *why = "xshmem has no '" + t + "' bootstrap (it has tcp, for NVSHMEM's UID, mpi and pmix)";
+  return "";
+}
+std::string tr_debug(const std::string &t, std::string *why) {
+  if (t == "warn" || t == "info" || t == "trace") return t;
+  if (t == "version" || t == "abort") return "warn";
+  *why = "expected VERSION, WARN, INFO, ABORT or TRACE";
+  return "";
+}
+std::string tr_remote(const std::string &t, std::string *why) {
+  if (t == "ibgda" || t == "libfabric") return t;
+  if (t != "none")  // none: one node, which the default serves
+    *why = "xshmem has no '" + t + "' transport; its remote transports are ibgda and libfabric";
+  return "";
+}
+std::string tr_bool_to(const std::string &t, std::string *why, const char *on) {
+  const std::optional<bool> b = parse_bool(t);
+  if (!b) *why = "expected a boolean";
+  return b.value_or(false) ? on : "";
+}
+std::string tr_ibgda(const std::string &t, std::string *why) {
+  return tr_bool_to(t, why, "ibgda");
+}
+std::string tr_no_p2p(const std::string &t, std::string *why) {
+  return tr_bool_to(t, why, "^nvlink");
+}
+
+const Alias kAliases[] = {
+    {"NVSHMEM_SYMMETRIC_SIZE", "XSHMEM_SYMMETRIC_SIZE", nullptr, "the same size syntax"},
+    {"NVSHMEM_BOOTSTRAP", "XSHMEM_BOOTSTRAP", tr_bootstrap,
+     "UID: tcp (unique id), MPI: mpi, PMI, PMI2 and PMIX: pmix"},
+    {"NVSHMEM_DEBUG", "XSHMEM_LOG_LEVEL", tr_debug,
+     "WARN, INFO and TRACE as themselves, VERSION and ABORT: warn"},
+    {"NVSHMEM_DEBUG_FILE", "XSHMEM_LOG_FILE", nullptr, "%h and %p as in NVSHMEM"},
+    {"NVSHMEM_REMOTE_TRANSPORT", "XSHMEM_REMOTE_TRANSPORT", tr_remote,
+     "ibgda and libfabric as themselves, none: the default; ibrc, ibdevx and ucx do not exist "
+     "here"},
+    {"NVSHMEM_IB_ENABLE_IBGDA", "XSHMEM_REMOTE_TRANSPORT", tr_ibgda, "true: ibgda"},
+    {"NVSHMEM_HCA_LIST", "XSHMEM_NICS", nullptr, "the same syntax (NCCL_IB_HCA's)"},
+    {"NVSHMEM_DISABLE_P2P", "XSHMEM_TRANSPORTS", tr_no_p2p, "true: ^nvlink"},
+    {"NVSHMEM_CUMEM_GRANULARITY", "XSHMEM_CUDA_HEAP_CHUNK", nullptr,
+     "the GPU heap's commit granularity"},
+    {"NVSHMEM_DISABLE_NVLS", nullptr, nullptr, "nothing to do: xshmem never uses NVLink multicast"},
+    {"NVSHMEM_DISABLE_CUDA_VMM", nullptr, nullptr,
+     "nothing to do: the GPU heap is always CUDA VMM (cuMemCreate)"},
+};
+
+// The alias's text and its translation for `a` (false: unset or empty).
+bool alias_text(const Alias &a, std::string *text, std::string *value, std::string *why) {
+  const char *raw = getenv(a.alias);
+  if (raw == nullptr) return false;
+  *text = trim(raw);
+  if (text->empty()) return false;
+  why->clear();
+  *value = a.translate != nullptr ? a.translate(lower(*text), why) : *text;
+  return true;
+}
+
 std::vector<std::string> split_words(const std::string &text) {
   std::vector<std::string> out;
   size_t pos = 0;
@@ -307,15 +382,37 @@ std::optional<Entry> find_entry(const char *name) {
 struct Resolved {
   std::string text;  // the effective value
   bool from_env = false;
+  std::string via;     // an NVSHMEM alias the environment's value came from
   std::string env;     // the environment's text when set
   std::string expect;  // non-empty: why the environment's value is invalid (check_value)
 };
 
+// Warns once about `key` (first call for it).
+bool first_warning(const std::string &key) {
+  Registry &r = registry();
+  std::lock_guard lock(r.mu);
+  return r.warned.insert(key).second;
+}
+
 Resolved resolve(const Entry &e, bool warn) {
   Resolved res;
   res.text = e.default_value;
-  const char *raw = getenv(e.name.c_str());
-  std::string env = raw ? trim(raw) : "";
+  std::string why;
+  std::string env = env_text(e.name.c_str(), &res.via, &why);
+  if (warn) {
+    // An alias that means nothing here, or one that XSHMEM's own variable overrides.
+    for (const Alias &a : kAliases) {
+      if (a.name == nullptr || e.name != a.name) continue;
+      std::string text, value, bad;
+      if (!alias_text(a, &text, &value, &bad) || a.alias == res.via) continue;
+      if (!bad.empty() && first_warning(std::string("!") + a.alias + "=" + text))
+        XLOG_WARN("config", "%s=%s is ignored: %s", a.alias, text.c_str(), bad.c_str());
+      else if (bad.empty() && !value.empty() && first_warning(std::string("~") + a.alias))
+        XLOG_WARN("config", "%s=%s is ignored: %s%s is set", a.alias, text.c_str(),
+                  res.via.empty() ? e.name.c_str() : res.via.c_str(),
+                  res.via.empty() ? "" : " (which comes first)");
+    }
+  }
   if (env.empty()) return res;  // set but empty means the same as unset
   res.env = env;
   res.expect = check_value(e, env);
@@ -324,17 +421,10 @@ Resolved resolve(const Entry &e, bool warn) {
     res.from_env = true;
     return res;
   }
-  if (warn) {
-    Registry &r = registry();
-    bool first;
-    {
-      std::lock_guard lock(r.mu);
-      first = r.warned.insert(e.name + "=" + env).second;
-    }
-    if (first)
-      XLOG_WARN("config", "invalid value '%s' for %s: %s; using the default '%s'", env.c_str(),
-                e.name.c_str(), res.expect.c_str(), e.default_value.c_str());
-  }
+  if (warn && first_warning(e.name + "=" + env))
+    XLOG_WARN("config", "invalid value '%s' for %s%s%s%s: %s; using the default '%s'", env.c_str(),
+              res.via.empty() ? "" : res.via.c_str(), res.via.empty() ? "" : " (", e.name.c_str(),
+              res.via.empty() ? "" : ")", res.expect.c_str(), e.default_value.c_str());
   return res;
 }
 
@@ -370,6 +460,65 @@ size_t levenshtein(const std::string &a, const std::string &b) {
 }
 
 }  // namespace
+
+// ---- NVSHMEM aliases ------------------------------------------------------------------------
+
+std::string env_text(const char *name, std::string *via, std::string *why) {
+  if (via != nullptr) via->clear();
+  if (why != nullptr) why->clear();
+  if (name == nullptr) return "";
+  if (const char *raw = getenv(name)) {
+    std::string own = trim(raw);
+    if (!own.empty()) return own;
+  }
+  for (const Alias &a : kAliases) {
+    if (a.name == nullptr || strcmp(a.name, name) != 0) continue;
+    std::string text, value, bad;
+    if (!alias_text(a, &text, &value, &bad)) continue;
+    if (value.empty()) {
+      if (why != nullptr && why->empty()) *why = bad;
+      continue;
+    }
+    if (via != nullptr) *via = a.alias;
+    return value;
+  }
+  return "";
+}
+
+std::vector<AliasInfo> aliases() {
+  std::vector<AliasInfo> out;
+  for (const Alias &a : kAliases) {
+    AliasInfo i;
+    i.alias = a.alias;
+    i.name = a.name ? a.name : "";
+    i.meaning = a.note;
+    std::string text, value, bad;
+    if (alias_text(a, &text, &value, &bad)) {
+      i.set = true;
+      i.text = text;
+      i.value = value;
+      std::string via;
+      if (!bad.empty())
+        i.outcome = "ignored: " + bad;
+      else if (a.name == nullptr)
+        i.outcome = "accepted";
+      else if (value.empty())
+        i.outcome = "accepted, nothing to set";
+      else if ((void)env_text(a.name, &via), via == a.alias)
+        i.outcome = "used as " + i.name + "=" + value;
+      else
+        i.outcome = "ignored: " + (via.empty() ? i.name : via) + " is set";
+    }
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+bool is_alias(const std::string &name) {
+  for (const Alias &a : kAliases)
+    if (name == a.alias) return true;
+  return false;
+}
 
 // ---- Registration --------------------------------------------------------------------------
 
@@ -692,6 +841,7 @@ std::vector<VarInfo> list() {
     v.value = res.text;
     v.default_value = e.default_value;
     v.source = res.from_env ? "env" : "default";
+    v.via = res.via;
     v.choices = e.choices;
     v.doc = e.doc;
     v.owner = e.owner;
@@ -710,10 +860,22 @@ void warn_unknown() {
   }
   for (char **env = environ; env != nullptr && *env != nullptr; ++env) {
     const char *kv = *env;
-    if (strncmp(kv, "XSHMEM_", 7) != 0) continue;
     const char *eq = strchr(kv, '=');
     std::string name = eq ? std::string(kv, eq) : std::string(kv);
     std::string value = eq ? std::string(eq + 1) : "";
+    if (strncmp(kv, "NVSHMEM_", 8) == 0 && !is_alias(name)) {
+      {
+        Registry &r = registry();
+        std::lock_guard lock(r.mu);
+        if (!r.warned.insert("?" + name).second) continue;
+      }
+      XLOG_INFO("config",
+                "%s=%s has no xshmem equivalent and is ignored (xshmem-info --env lists the "
+                "NVSHMEM variables it honours)",
+                name.c_str(), value.c_str());
+      continue;
+    }
+    if (strncmp(kv, "XSHMEM_", 7) != 0) continue;
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;
     {
       Registry &r = registry();

@@ -76,10 +76,28 @@ std::optional<int64_t> parse_duration_ms(const std::string &text);
 std::optional<int64_t> parse_int(const std::string &text);
 ListSpec parse_list(const std::string &text);
 
+// The environment's text for `name`: the XSHMEM_* variable when set (not empty), else the
+// translation of an NVSHMEM_* alias of it (nvshmem.h programs; *via gets the alias's name); ""
+// when neither gives a value (*why: why a set alias gives none, or empty). Never logs: the
+// logger reads its own variables through it.
+std::string env_text(const char *name, std::string *via = nullptr, std::string *why = nullptr);
+
+// The NVSHMEM_* variables xshmem honours, and what each does in this environment.
+struct AliasInfo {
+  std::string alias, name /* the XSHMEM_* variable, or "" (nothing to set) */, meaning;
+  bool set = false;
+  std::string text, value;  // (set) the alias's text (lower case), its XSHMEM_* value
+  std::string outcome;      // (set) "used as X=v", "ignored: why", "accepted", ...
+};
+std::vector<AliasInfo> aliases();
+// Whether `name` is one of them.
+bool is_alias(const std::string &name);
+
 // One row of the listing.
 struct VarInfo {
   std::string name, type, value, default_value, source /* "env" or "default" */, choices, doc,
       owner;
+  std::string via;  // (source "env") the NVSHMEM_* alias the value came from, or ""
   // Set when the environment holds a value that does not parse (then value is the default):
   // "invalid value '<text>' ignored: expected <what>".
   std::string note;

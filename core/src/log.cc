@@ -1,8 +1,9 @@
 // xshmem core: the one logger of core and plugins.
 //
-// The logger reads its XSHMEM_LOG_* variables straight from the environment rather than through
-// config::get_*: the config module reports bad values through the logger, and the logger must be
-// usable before (and while) anything else is configured.
+// The logger reads its XSHMEM_LOG_* variables straight from the environment (config::env_text,
+// which also gives their NVSHMEM aliases and never logs) rather than through config::get_*: the
+// config module reports bad values through the logger, and the logger must be usable before (and
+// while) anything else is configured.
 #include "log.h"
 
 #include <fcntl.h>
@@ -18,6 +19,8 @@
 #include <shared_mutex>
 #include <string>
 #include <vector>
+
+#include "config.h"
 
 namespace xshmem::log {
 namespace {
@@ -123,7 +126,8 @@ void configure() {
     s.host = short_hostname();
 
     int level = kDefaultLevel;
-    std::string lvl = trim(getenv("XSHMEM_LOG_LEVEL"));
+    std::string lvl_via;  // an NVSHMEM alias (NVSHMEM_DEBUG) the level came from
+    std::string lvl = config::env_text("XSHMEM_LOG_LEVEL", &lvl_via);
     if (!lvl.empty()) {
       int found = -1;
       for (int i = 0; i < kNumLevels; ++i)
@@ -131,8 +135,10 @@ void configure() {
       if (found >= 0) {
         level = found;
       } else {
-        warnings.push_back("invalid value '" + lvl +
-                           "' for XSHMEM_LOG_LEVEL: expected one of error, warn, info, debug, "
+        warnings.push_back("invalid value '" + lvl + "' for " +
+                           (lvl_via.empty() ? "" : lvl_via + " (") + "XSHMEM_LOG_LEVEL" +
+                           (lvl_via.empty() ? "" : ")") +
+                           ": expected one of error, warn, info, debug, "
                            "trace; using warn");
       }
     }
@@ -159,7 +165,7 @@ void configure() {
     if (s.own_fd) close(s.fd);
     s.fd = STDERR_FILENO;
     s.own_fd = false;
-    std::string file = trim(getenv("XSHMEM_LOG_FILE"));
+    std::string file = config::env_text("XSHMEM_LOG_FILE");
     if (!file.empty()) {
       std::string path = expand_path(file, s.host);
       // O_APPEND: PEs sharing one file (no %p) interleave whole lines instead of overwriting.

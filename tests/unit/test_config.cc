@@ -453,3 +453,114 @@ TEST_CASE("warn_unknown names the closest known variable", "[config]") {
   config::warn_unknown();
   CHECK(cap.text() == log);
 }
+
+TEST_CASE("NVSHMEM aliases: translated, XSHMEM's own first, meaningless values ignored",
+          "[config]") {
+  ut::EnvGuard env;
+  for (const config::AliasInfo &a : config::aliases()) env.set(a.alias.c_str(), nullptr);
+  for (const char *n : {"XSHMEM_SYMMETRIC_SIZE", "XSHMEM_BOOTSTRAP", "XSHMEM_REMOTE_TRANSPORT",
+                        "XSHMEM_NICS", "XSHMEM_TRANSPORTS", "XSHMEM_LOG_LEVEL"})
+    env.set(n, nullptr);
+  ut::LogCapture cap("warn");
+
+  env.set("NVSHMEM_SYMMETRIC_SIZE", " 3G ");
+  CHECK(config::get_size("XSHMEM_SYMMETRIC_SIZE") == 3ull << 30);
+  std::vector<config::VarInfo> vars = config::list();
+  const config::VarInfo *v = find_var(vars, "XSHMEM_SYMMETRIC_SIZE");
+  REQUIRE(v != nullptr);
+  CHECK(v->source == "env");
+  CHECK(v->via == "NVSHMEM_SYMMETRIC_SIZE");
+  CHECK(v->value == "3G");
+
+  env.set("NVSHMEM_BOOTSTRAP", "UID");
+  CHECK(config::get_string("XSHMEM_BOOTSTRAP") == "tcp");
+  env.set("NVSHMEM_BOOTSTRAP", "mpi");
+  CHECK(config::get_string("XSHMEM_BOOTSTRAP") == "mpi");
+  env.set("NVSHMEM_BOOTSTRAP", "PMI");
+  CHECK(config::get_string("XSHMEM_BOOTSTRAP") == "pmix");
+
+  env.set("NVSHMEM_DEBUG", "INFO");
+  std::string via;
+  CHECK(config::env_text("XSHMEM_LOG_LEVEL", &via) == "warn");  // the capture's own comes first
+  CHECK(via.empty());
+  {
+    const std::string capture_level = getenv("XSHMEM_LOG_LEVEL");
+    unsetenv("XSHMEM_LOG_LEVEL");
+    CHECK(config::env_text("XSHMEM_LOG_LEVEL", &via) == "info");
+    CHECK(via == "NVSHMEM_DEBUG");
+    setenv("XSHMEM_LOG_LEVEL", capture_level.c_str(), 1);
+  }
+
+  // A transport xshmem lacks: ignored with a warning, the default stays.
+  env.set("NVSHMEM_REMOTE_TRANSPORT", "ibrc");
+  CHECK(config::get_string("XSHMEM_REMOTE_TRANSPORT").empty());
+  // Then the next alias of the same variable.
+  env.set("NVSHMEM_IB_ENABLE_IBGDA", "true");
+  CHECK(config::get_string("XSHMEM_REMOTE_TRANSPORT") == "ibgda");
+  CHECK(config::env_text("XSHMEM_REMOTE_TRANSPORT", &via) == "ibgda");
+  CHECK(via == "NVSHMEM_IB_ENABLE_IBGDA");
+  env.set("NVSHMEM_REMOTE_TRANSPORT", "libfabric");  // first in the table
+  CHECK(config::get_string("XSHMEM_REMOTE_TRANSPORT") == "libfabric");
+
+  env.set("NVSHMEM_DISABLE_P2P", "1");
+  config::ListSpec spec = config::get_list_spec("XSHMEM_TRANSPORTS");
+  CHECK(spec.exclude);
+  CHECK(spec.words == std::vector<std::string>{"nvlink"});
+  env.set("NVSHMEM_HCA_LIST", "^mlx5_2");
+  CHECK(config::get_string("XSHMEM_NICS") == "^mlx5_2");
+
+  // XSHMEM's own variable comes first; the alias is named as ignored.
+  env.set("XSHMEM_SYMMETRIC_SIZE", "1G");
+  CHECK(config::get_size("XSHMEM_SYMMETRIC_SIZE") == 1ull << 30);
+  // An alias value that does not parse: the default, with both names in the warning.
+  env.set("XSHMEM_SYMMETRIC_SIZE", nullptr);
+  env.set("NVSHMEM_SYMMETRIC_SIZE", "lots");
+  CHECK(config::get_size("XSHMEM_SYMMETRIC_SIZE") == 1ull << 30);
+
+  std::string log = cap.text();
+  INFO(log);
+  CHECK(ut::count(log,
+                  "NVSHMEM_REMOTE_TRANSPORT=ibrc is ignored: xshmem has no 'ibrc' transport; its "
+                  "remote transports are ibgda and libfabric") == 1);
+  CHECK(ut::count(log, "NVSHMEM_SYMMETRIC_SIZE=3G is ignored: XSHMEM_SYMMETRIC_SIZE is set") == 1);
+  CHECK(ut::count(log,
+                  "invalid value 'lots' for NVSHMEM_SYMMETRIC_SIZE (XSHMEM_SYMMETRIC_SIZE): "
+                  "expected a size") == 1);
+
+  // The listing says what each set alias did.
+  env.set("NVSHMEM_DISABLE_NVLS", "1");
+  int seen = 0;
+  for (const config::AliasInfo &a : config::aliases()) {
+    INFO(a.alias << ": " << a.outcome);
+    if (a.alias == "NVSHMEM_REMOTE_TRANSPORT") {
+      CHECK(a.outcome == "used as XSHMEM_REMOTE_TRANSPORT=libfabric");
+      ++seen;
+    } else if (a.alias == "NVSHMEM_IB_ENABLE_IBGDA") {
+      CHECK(a.outcome == "ignored: NVSHMEM_REMOTE_TRANSPORT is set");
+      ++seen;
+    } else if (a.alias == "NVSHMEM_DISABLE_NVLS") {
+      CHECK(a.set);
+      CHECK(a.name.empty());
+      CHECK(a.outcome == "accepted");
+      ++seen;
+    } else if (a.alias == "NVSHMEM_DISABLE_CUDA_VMM") {
+      CHECK(!a.set);
+      ++seen;
+    }
+  }
+  CHECK(seen == 4);
+  CHECK(config::is_alias("NVSHMEM_HCA_LIST"));
+  CHECK(!config::is_alias("NVSHMEM_MAX_TEAMS"));
+
+  // NVSHMEM variables with no equivalent: one info line each, never a warning.
+  ut::LogCapture info("info");
+  env.set("NVSHMEM_MAX_TEAMS", "64");
+  config::warn_unknown();
+  config::warn_unknown();
+  std::string ilog = info.text();
+  INFO(ilog);
+  CHECK(ut::count(ilog,
+                  "NVSHMEM_MAX_TEAMS=64 has no xshmem equivalent and is ignored (xshmem-info "
+                  "--env lists the NVSHMEM variables it honours)") == 1);
+  CHECK(ut::count(ilog, "NVSHMEM_DISABLE_NVLS") == 0);
+}

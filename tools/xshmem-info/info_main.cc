@@ -112,7 +112,9 @@ json env_section() {
     e["name"] = v.name;
     e["value"] = v.value;
     e["default"] = v.default_value;
-    e["source"] = v.source == "env" ? "environment" : "default";
+    e["source"] = v.source != "env" ? "default"
+                  : v.via.empty()   ? "environment"
+                                    : "environment (" + v.via + ")";
     e["type"] = v.type;
     if (!v.choices.empty()) e["choices"] = v.choices;
     e["owner"] = v.owner;
@@ -134,9 +136,31 @@ json env_section() {
     std::string name = eq ? std::string(*env, static_cast<size_t>(eq - *env)) : std::string(*env);
     if (!known.count(name)) unknown.push_back(name);
   }
+  // The NVSHMEM_* variables honoured as aliases, and NVSHMEM_* ones set that mean nothing here.
+  json aliases = json::array();
+  for (const config::AliasInfo &a : config::aliases()) {
+    json e;
+    e["alias"] = a.alias;
+    e["for"] = a.name;
+    e["meaning"] = a.meaning;
+    if (a.set) {
+      e["text"] = a.text;
+      e["outcome"] = a.outcome;
+    }
+    aliases.push_back(e);
+  }
+  json ignored = json::array();
+  for (char **env = environ; env && *env; ++env) {
+    if (strncmp(*env, "NVSHMEM_", 8) != 0) continue;
+    const char *eq = strchr(*env, '=');
+    std::string name = eq ? std::string(*env, static_cast<size_t>(eq - *env)) : std::string(*env);
+    if (!config::is_alias(name)) ignored.push_back(name);
+  }
   json j;
   j["variables"] = vars;
   j["unknown"] = unknown;
+  j["nvshmem_aliases"] = aliases;
+  j["nvshmem_ignored"] = ignored;
   return j;
 }
 
@@ -217,6 +241,17 @@ void print_env(const json &e) {
   for (auto &u : e["unknown"])
     printf("  unknown: %s is set but no table lists it (a typo, or its plugin was not found)\n",
            u.get<std::string>().c_str());
+  printf("NVSHMEM variables honoured as aliases (the XSHMEM variable, when set, comes first)\n");
+  for (auto &a : e["nvshmem_aliases"]) {
+    const std::string to = a["for"].get<std::string>();
+    printf("  %s -> %s: %s\n", a["alias"].get<std::string>().c_str(),
+           to.empty() ? "(nothing)" : to.c_str(), a["meaning"].get<std::string>().c_str());
+    if (a.contains("outcome"))
+      printf("      set to '%s': %s\n", a["text"].get<std::string>().c_str(),
+             a["outcome"].get<std::string>().c_str());
+  }
+  for (auto &u : e["nvshmem_ignored"])
+    printf("  ignored: %s is set but has no xshmem equivalent\n", u.get<std::string>().c_str());
 }
 
 void print_checks(const json &c) {
