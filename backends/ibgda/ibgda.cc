@@ -464,6 +464,7 @@ struct queue_mem {
   uint64_t *reserved, *ready, *published;
   uint64_t *results;  // the result words (GPU threads' queues), or NULL
   uint32_t *retired;  // where the NIC publishes its retired count, or NULL
+  uint64_t *mirror;   // (GPU threads' queues) g::kMirrorWords words of GPU memory, or NULL
 };
 
 // Makes one queue to pe: a fresh QP number, the collapsed CQE never written (owner 1), the NIC
@@ -492,6 +493,7 @@ void bind_queue(Ctx *c, int pe, const queue_mem &mem, m::queue_t *q, g::sq_t *s)
   s->cq = mem.cqe;
   s->deadline_ns = poster_deadline(c);
   s->results = mem.results;
+  s->mirror = mem.mirror;
 }
 
 // GPU heaps: the GPU threads' queues to pe and their handle (a copy of the host's, in GPU
@@ -505,13 +507,15 @@ bool make_device_queues(Ctx *c, int pe, Peer &p) {
   for (uint32_t i = 0; i < c->nqueues; ++i) {
     auto d = std::make_unique<DQueue>();
     d->host = static_cast<char *>(c->cuda->host_alloc(bytes));
+    // reserved, ready, published, then the CQ's mirror (gda.h poll_cq), zeroed.
+    constexpr size_t kCounterWords = 3 + g::kMirrorWords;
     d->counters = static_cast<uint64_t *>(
-        c->cuda->device_alloc(3 * sizeof(uint64_t), nullptr, c->setup_lane));
+        c->cuda->device_alloc(kCounterWords * sizeof(uint64_t), nullptr, c->setup_lane));
     if (!d->host || !d->counters) {
       ILOG(XSHMEM_LOG_ERROR,
            "pe %d: cannot allocate the GPU threads' queue to pe %d (%zu bytes of page-locked "
-           "host memory mapped for the GPU, 24 bytes of GPU memory)",
-           c->my_pe, pe, bytes);
+           "host memory mapped for the GPU, %zu bytes of GPU memory)",
+           c->my_pe, pe, bytes, kCounterWords * sizeof(uint64_t));
       if (d->host) c->cuda->host_free(d->host);
       if (d->counters) c->cuda->device_free(d->counters);
       return false;
@@ -519,10 +523,11 @@ bool make_device_queues(Ctx *c, int pe, Peer &p) {
     auto *cqe = reinterpret_cast<g::cqe_t *>(d->host + ring);
     auto *dbr = reinterpret_cast<uint32_t *>(d->host + ring + 64);
     uint32_t *retired = dbr + 2;
-    bind_queue(c, pe,
-               queue_mem{d->host, depth, dbr, cqe, d->counters, d->counters + 1, d->counters + 2,
-                         reinterpret_cast<uint64_t *>(d->host + ring + 128), retired},
-               &d->q, &dsqs[i]);
+    bind_queue(
+        c, pe,
+        queue_mem{d->host, depth, dbr, cqe, d->counters, d->counters + 1, d->counters + 2,
+                  reinterpret_cast<uint64_t *>(d->host + ring + 128), retired, d->counters + 3},
+        &d->q, &dsqs[i]);
     p.watch.push_back(gp::dq_watch_t{&dbr[g::kSendDbr], retired});
     p.dqueues.push_back(std::move(d));
   }
@@ -569,7 +574,7 @@ Peer *make_peer(Ctx *c, int pe) {
     // Host threads give their own variables for fetched values (no result words).
     bind_queue(c, pe,
                queue_mem{q->wqes, c->depth, q->dbr, &q->cqe, &q->reserved, &q->ready, &q->published,
-                         nullptr, nullptr},
+                         nullptr, nullptr, nullptr},
                &q->q, &p->sqs[i]);
     p->queues.push_back(std::move(q));
   }

@@ -24,6 +24,7 @@
 #include <xshmem/device/gda.h>
 
 #include "../catch_compat.h"
+#include "common/mem_access.h"
 #include "model_nic.h"
 #include "test_pattern.h"
 
@@ -249,6 +250,73 @@ TEST_CASE("ibgda model wire: pipelined writes, reads and fetch-adds between two 
   CHECK(why.find("did not accept this pe's hello") != std::string::npos);
   // The refusal is logged by PE 1's listener, which may answer before it writes the line.
   CHECK(wait_for([&] { return logs.count(logs.lines, "refused a connection") == 2; }));
+  nic0.stop();
+  nic1.stop();
+}
+
+namespace {
+// A local memory access whose copies take `delay` (a driver copy stuck behind GPU work).
+class SlowAccess final : public xshmem::backend::MemAccess {
+ public:
+  explicit SlowAccess(int ms) : delay_ms(ms) {}
+  const char *name() const override { return "slow"; }
+  xshmem_status_t copy(void *, void *dst, const void *src, size_t n) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms.load()));
+    memcpy(dst, src, n);
+    return XSHMEM_SUCCESS;
+  }
+  void apply(void *lane, xshmem_heap_op_v1_t *ops, size_t n) override { host.apply(lane, ops, n); }
+  std::atomic<int> delay_ms;
+  xshmem::backend::HostAccess host;
+};
+}  // namespace
+
+TEST_CASE("ibgda model wire: the watchdog names a NIC thread stuck in a copy, once",
+          "[ibgda_wire]") {
+  Logs logs;
+  alignas(8) static uint64_t word = 0;
+  word = 0;
+  m::model_nic::options o0 = logs.opts(0, "job-token-w"), o1 = logs.opts(1, "job-token-w");
+  o0.stall_warn_ms = 150;
+  o1.stall_warn_ms = 150;
+  m::model_nic nic0(o0), nic1(o1);
+  std::string why;
+  REQUIRE(nic0.listen("127.0.0.1", &why));
+  REQUIRE(nic1.listen("127.0.0.1", &why));
+  SlowAccess slow(900);
+  nic0.local_keys().set_access(&slow, nullptr);
+  REQUIRE(nic0.local_keys().add({kLKey, 0, UINT64_MAX, m::kAccessLocalWrite}));
+  REQUIRE(nic1.target_keys().add(
+      {kRKey, reinterpret_cast<uint64_t>(&word), sizeof word, m::kAccessRemoteWrite}));
+  nic0.start();
+  nic1.start();
+  REQUIRE(nic0.connect(1, "127.0.0.1", nic1.port(), &why));
+  Queue q(0x30, 0, 1);
+  nic0.add_queue(&q.q);
+  const uint64_t v = 0x5EED5EED12345678ull;
+  // A write from registered memory: the NIC reads its source through the (slow) local access.
+  post_one(q.s, true, [&](void *wqe, const g::post_t &p) {
+    g::build_write(wqe, p, reinterpret_cast<uint64_t>(&word), kRKey, reinterpret_cast<uint64_t>(&v),
+                   kLKey, 8);
+  });
+  CHECK(g::quiet(q.s) == g::kPostOk);
+  CHECK(word == v);
+  const std::string needle =
+      "ibgda NIC model: pe 0's NIC thread has been reading a write's source through the local "
+      "memory access";
+  CHECK(logs.count(logs.lines, needle) == 1);
+  CHECK(logs.count(logs.lines, "(the entry at send-queue position 0 of its queue to pe 1)") == 1);
+  // A fast copy names nothing.
+  slow.delay_ms = 0;
+  post_one(q.s, true, [&](void *wqe, const g::post_t &p) {
+    g::build_write(wqe, p, reinterpret_cast<uint64_t>(&word), kRKey, reinterpret_cast<uint64_t>(&v),
+                   kLKey, 8);
+  });
+  CHECK(g::quiet(q.s) == g::kPostOk);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  CHECK(logs.count(logs.lines, needle) == 1);
+  for (const std::string &l : logs.lines) UNSCOPED_INFO(l);
+  CHECK(logs.errors.empty());
   nic0.stop();
   nic1.stop();
 }

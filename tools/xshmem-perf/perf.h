@@ -42,6 +42,7 @@ struct Options {
   double min_time_s = 0.1;  // bandwidth metrics time at least this long per repetition
   std::string csv_path;
   std::string json_path;
+  bool progress = false;  // PE 0 prints each row to stderr as it is recorded
 };
 
 // One reported figure. `size` is 0 for metrics without a size.

@@ -40,6 +40,7 @@
 #include <iterator>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <xshmem/device/gda.h>
@@ -127,12 +128,11 @@ __device__ void finish(const g::sq_t &q, unsigned long long *fail, unsigned *blo
   if (st != g::kPostOk) report(fail, kAtWaitDone | static_cast<unsigned>(st), failed);
 }
 
-// The warp's claim of one entry per lane (reserve_warp), out of line: inlined into the posting
-// loop of post_warp_kernel it makes this CUDA 13.0 ptxas (sm_90, -O3) fail with "(C7600) Register
-// allocation failed with register count of '7'" (a loop that calls reserve_warp and stores an
-// entry is enough). The call costs one call per 32 entries.
-__device__ __noinline__ int claim_warp(const g::sq_t &q, uint64_t *pos) {
-  return g::reserve_warp(q, kFullMask, 1, pos);
+// A claim of n entries (reserve), out of line: inlined into a posting loop with the CQ mirror's
+// wait it makes CUDA 13.0's ptxas (sm_90, -O3) fail with "(C7600) Register allocation failed with
+// register count of '7'".
+__device__ __noinline__ int claim(const g::sq_t &q, uint32_t n, uint64_t *pos) {
+  return g::reserve(q, n, pos);
 }
 
 // Thread scope: `iters` times, claim one entry, write it, publish it.
@@ -141,7 +141,7 @@ __global__ void post_thread_kernel(g::sq_t q, uint32_t iters, uint64_t base, uin
   for (uint32_t i = 0; i < iters; ++i) {
     if (aborted(fail)) break;
     uint64_t pos = 0;
-    int st = g::reserve(q, 1, &pos);
+    int st = claim(q, 1, &pos);
     if (st != g::kPostOk) {
       report(fail, kAtReserve | static_cast<unsigned>(st), pos);
       break;
@@ -163,8 +163,15 @@ __global__ void post_warp_kernel(g::sq_t q, uint32_t iters, uint64_t base, uint6
   const unsigned lane = threadIdx.x & 31u;
   for (uint32_t i = 0; i < iters; ++i) {
     if (__any_sync(kFullMask, aborted(fail))) break;
-    uint64_t pos = 0;
-    const int st = claim_warp(q, &pos);
+    // The warp's claim as reserve_warp makes it for a full warp: one atomic by lane 0, which
+    // waits for room for all, and consecutive positions in lane order. (reserve_warp itself, in
+    // or out of line here, makes CUDA 13.0's ptxas fail with C7600 since its wait reads the CQ
+    // through the mirror.)
+    uint64_t first_pos = 0;
+    int st0 = g::kPostOk;
+    if (lane == 0) st0 = claim(q, 32, &first_pos);
+    const int st = __shfl_sync(kFullMask, st0, 0);
+    const uint64_t pos = __shfl_sync(kFullMask, first_pos, 0) + lane;
     if (__any_sync(kFullMask, st != g::kPostOk)) {
       if (st != g::kPostOk) report(fail, kAtReserve | static_cast<unsigned>(st), pos);
       break;
@@ -194,7 +201,7 @@ __global__ void post_block_kernel(g::sq_t q, uint32_t iters, uint64_t base, uint
       bool stop = failed || i >= iters || aborted(fail);
       uint64_t first = 0;
       if (!stop) {
-        const int st = g::reserve(q, blockDim.x, &first);
+        const int st = claim(q, blockDim.x, &first);
         if (st != g::kPostOk) {
           report(fail, kAtReserve | static_cast<unsigned>(st), first);
           stop = true;
@@ -546,11 +553,11 @@ struct DrainedRig {
   Mapped<uint8_t> ring{size_t{kNbb} * g::kWqeBB};
   Mapped<uint32_t> dbr{2};
   Mapped<g::cqe_t> cq{1};
-  uint64_t *counters = nullptr;  // GPU memory
+  uint64_t *counters = nullptr;  // GPU memory: reserved, ready, published, the CQ's mirror
   uint64_t *target = nullptr;    // pinned host: kDrainedEntries words, then kGuardWords of poison
   ModelNic nic;
   DrainedRig() {
-    PERF_CUDA(cudaMalloc(&counters, 3 * sizeof(uint64_t)));
+    PERF_CUDA(cudaMalloc(&counters, (3 + g::kMirrorWords) * sizeof(uint64_t)));
     void *p = nullptr;
     PERF_CUDA(cudaMallocHost(&p, (kDrainedEntries + kGuardWords) * 8));
     target = static_cast<uint64_t *>(p);
@@ -602,7 +609,8 @@ bool drained_case(Context &ctx, Run &run, DrainedRig &rig, Scope scope, const Gr
   const std::string note = grid_note(scope, gr);
   const uint64_t posted = kDrainedEntries;
   const uint32_t iters = static_cast<uint32_t>(posted / (uint64_t(gr.blocks) * gr.threads));
-  const g::sq_t q = make_sq(rig.ring.d, rig.counters, rig.dbr.d, rig.cq.d);
+  g::sq_t q = make_sq(rig.ring.d, rig.counters, rig.dbr.d, rig.cq.d);
+  q.mirror = rig.counters + 3;  // the CQ is in host memory: one poller at a time, as ibgda.cc
   const uint64_t base = reinterpret_cast<uint64_t>(rig.target);
   for (unsigned rep = 0; rep <= ctx.opt.reps; ++rep) {  // rep 0: warm-up
     const uint64_t seed =
@@ -611,7 +619,7 @@ bool drained_case(Context &ctx, Run &run, DrainedRig &rig, Scope scope, const Gr
     std::memset(rig.dbr.h, 0, rig.dbr.bytes);
     *rig.cq.h = invalid_cqe();
     std::memset(rig.target, kPoison, (kDrainedEntries + kGuardWords) * 8);
-    PERF_CUDA(cudaMemsetAsync(rig.counters, 0, 3 * sizeof(uint64_t), run.st));
+    PERF_CUDA(cudaMemsetAsync(rig.counters, 0, (3 + g::kMirrorWords) * sizeof(uint64_t), run.st));
     run.reset();
     rig.nic.start(rig.ring.h, rig.dbr.h, rig.cq.h);
     run.launch(scope, gr, q, iters, base, seed, true, posted - 1);
@@ -654,8 +662,16 @@ void gda_post_drained(Context &ctx) {
   }
   const std::string transport = ctx.transport;
   ctx.transport = kTransport;
-  for (Scope scope : {kThread, kWarp, kBlock}) {
-    for (const Grid &gr : kGrids) {
+  // The thread scope's largest grid last: 32768 threads each publishing its own entry in
+  // position order is by far the slowest row (minutes on an H100), and a run cut short for time
+  // should still have measured the others.
+  std::vector<std::pair<Scope, Grid>> rows;
+  for (Scope scope : {kThread, kWarp, kBlock})
+    for (const Grid &gr : kGrids)
+      if (scope != kThread || &gr != &kGrids[std::size(kGrids) - 1]) rows.push_back({scope, gr});
+  rows.push_back({kThread, kGrids[std::size(kGrids) - 1]});
+  for (const auto &[scope, gr] : rows) {
+    {
       std::vector<double> rates;
       bool ok = true;
       if (ctx.me == 0) ok = drained_case(ctx, *run, *rig, scope, gr, rates);

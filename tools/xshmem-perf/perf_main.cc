@@ -223,6 +223,9 @@ int run(int argc, char **argv) {
   app.add_option("--csv", opt.csv_path, "write the results as CSV to this file (PE 0)");
   app.add_option("--json", opt.json_path, "write the results as JSON to this file (PE 0)");
   app.add_flag("--list", list, "list the metrics and exit");
+  app.add_flag("--progress", opt.progress,
+               "print each row to stderr as soon as it is measured (a run cut short still "
+               "shows what it measured)");
   const bool speaks = speaks_for_job();
   try {
     app.parse(argc, argv);

@@ -37,6 +37,11 @@ void Context::record(const std::string &metric, size_t size, std::vector<double>
   s.verified = verified;
   s.note = std::move(note);
   s.transport = transport;
+  if (opt.progress)
+    std::fprintf(stderr,
+                 "xshmem-perf: %s size %zu: median %.4g %s (min %.4g, max %.4g, %u reps)%s%s%s\n",
+                 s.metric.c_str(), s.size, s.median, s.unit.c_str(), s.min, s.max, s.reps,
+                 s.verified ? "" : " FAILED", s.note.empty() ? "" : "; ", s.note.c_str());
   samples_.push_back(std::move(s));
 }
 

@@ -56,7 +56,19 @@ struct sq_t {
                          // (p % nbb; GPU threads' queues), or NULL: posters give their own
   uint64_t *published;   // positions below it may be in the doorbell record: never below a
                          // producer count the NIC has seen (ready <= published)
+  // GPU threads' queues whose CQ is in host memory (the NIC model writes it there): three words
+  // of GPU memory through which one waiting thread at a time reads the CQ for all (poll_cq).
+  // NULL: every waiter reads the CQ itself (host threads; a NIC's CQ in GPU memory).
+  uint64_t *mirror;
 };
+// The words of sq_t::mirror.
+enum mirror_word : int {
+  kMirrorDone = 0,    // positions known completed (only grows)
+  kMirrorClaim = 1,   // kClaimFree, kClaimTaken (a thread is reading the CQ), kClaimError
+  kMirrorFailed = 2,  // (kClaimError) the failed position
+  kMirrorWords = 3,
+};
+enum mirror_claim : uint64_t { kClaimFree = 0, kClaimTaken = 1, kClaimError = 2 };
 
 // What a post reports.
 enum post_status_t : int {
@@ -70,12 +82,13 @@ enum post_status_t : int {
 // published ones: the NIC completes only what a doorbell record showed it, and `published` is
 // written before the record), which gives the 16-bit wqe_counter its full position. false when
 // the CQE is an error CQE: *done is then the failed entry's position.
-XSHMEM_HD_INLINE bool completed(const sq_t &q, uint64_t *done) {
-  const volatile cqe_t *e = q.cq;
+XSHMEM_HD_INLINE bool completed_at(const cqe_t *cq, const uint64_t *published_at, uint32_t nbb,
+                                   uint64_t *done) {
+  const volatile cqe_t *e = cq;
   const uint8_t own = e->op_own;
   atomic::fence();
   const uint16_t idx = be16(e->wqe_counter);
-  const uint64_t published = atomic::load(q.published, atomic::acquire);
+  const uint64_t published = atomic::load(published_at, atomic::acquire);
   const uint8_t op = static_cast<uint8_t>(own >> 4);
   if (op == kCqeInvalid || published == 0) {  // nothing completed yet
     *done = 0;
@@ -89,7 +102,7 @@ XSHMEM_HD_INLINE bool completed(const sq_t &q, uint64_t *done) {
   // overwrite entries the NIC has not read), or other posters moving on between the reads. Then
   // nothing is known to have completed: *done is 0 and the caller reads again.
   const uint16_t behind = static_cast<uint16_t>(static_cast<uint16_t>(published - 1) - idx);
-  if (behind > q.nbb || behind >= published) {
+  if (behind > nbb || behind >= published) {
     *done = 0;
     return true;
   }
@@ -100,6 +113,49 @@ XSHMEM_HD_INLINE bool completed(const sq_t &q, uint64_t *done) {
   }
   *done = pos + 1;
   return true;
+}
+XSHMEM_HD_INLINE bool completed(const sq_t &q, uint64_t *done) {
+  return completed_at(q.cq, q.published, q.nbb, done);
+}
+
+// completed(), for a waiter among many. With a mirror (GPU threads over a CQ in host memory) one
+// thread at a time reads the CQ and publishes what it saw in GPU memory, where the others read
+// it: thousands of GPU threads polling host memory take the PCIe link from the NIC's own traffic
+// (session 21 on an H100: 8192 threads polling a host word made a 32-byte copy engine read of GPU
+// memory take 1 ms instead of 10 us, 1024 threads made it 135 us, threads polling GPU memory
+// changed nothing; the NIC model's reads of a put's source then stalled STR-04's flood).
+#if defined(__CUDACC__)
+// poll_cq's mirror path, out of line: inlined into a posting loop it makes CUDA 13.0's ptxas
+// (sm_90, -O2) fail with "(C7600) Register allocation failed with register count of '7'".
+__device__ __noinline__ inline bool poll_mirror(uint64_t *m, const cqe_t *cq,
+                                                const uint64_t *published, uint32_t nbb,
+                                                uint64_t *done) {
+  const uint64_t c = atomic::load(m + kMirrorClaim, atomic::acquire);
+  if (c == kClaimFree && atomicCAS(reinterpret_cast<unsigned long long *>(m + kMirrorClaim),
+                                   kClaimFree, kClaimTaken) == kClaimFree) {
+    uint64_t d = 0;
+    if (!completed_at(cq, published, nbb, &d)) {
+      atomic::store(m + kMirrorFailed, d, atomic::relaxed);
+      atomic::store(m + kMirrorClaim, uint64_t{kClaimError}, atomic::release);
+      *done = d;
+      return false;
+    }
+    atomic::fence();  // what the CQE completes (landed data) before the count that says so
+    atomicMax(reinterpret_cast<unsigned long long *>(m + kMirrorDone), d);
+    atomic::store(m + kMirrorClaim, uint64_t{kClaimFree}, atomic::release);
+  } else if (c == kClaimError) {
+    *done = atomic::load(m + kMirrorFailed, atomic::relaxed);
+    return false;
+  }
+  *done = atomic::load(m + kMirrorDone, atomic::acquire);
+  return true;
+}
+#endif
+XSHMEM_HD_INLINE bool poll_cq(const sq_t &q, uint64_t *done) {
+#if defined(__CUDA_ARCH__)
+  if (q.mirror != nullptr) return poll_mirror(q.mirror, q.cq, q.published, q.nbb, done);
+#endif
+  return completed(q, done);
 }
 
 namespace detail {
@@ -112,7 +168,7 @@ XSHMEM_HD_INLINE int wait_completed(const sq_t &q, uint64_t target, uint64_t *fa
   uint64_t seen = 0;
   for (;;) {
     uint64_t done = 0;
-    if (!completed(q, &done)) {
+    if (!poll_cq(q, &done)) {
       if (failed_pos != nullptr) *failed_pos = done;
       return kPostError;
     }
@@ -164,7 +220,11 @@ __device__ __forceinline__ int reserve_warp(const sq_t &q, unsigned mask, uint32
   *first = base + offset;
   if (run_first != nullptr) *run_first = base;
   if (run_n != nullptr) *run_n = total;
-  return detail::wait_room(q, *first, n);
+  // The warp's claim has room once its last lane's has: the leader waits for all, and the lanes
+  // take its answer (one poller per warp instead of one per lane).
+  int st = kPostOk;
+  if (static_cast<int>(lane) == leader) st = detail::wait_room(q, base, total);
+  return __shfl_sync(mask, st, leader);
 }
 #endif
 

@@ -54,7 +54,7 @@
 #include <xshmem/device/state.h>
 
 // The revision of the per-peer handle of format XSHMEM_GDA_FORMAT_MLX5 this path code reads.
-#define XSHMEM_GDA_MLX5_VERSION 3
+#define XSHMEM_GDA_MLX5_VERSION 4
 
 namespace xshmem::dev::gdapath {
 
