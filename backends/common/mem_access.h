@@ -15,12 +15,24 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <memory>
 #include <type_traits>
 
 #include <xshmem/plugin/services_v1.h>
 
 namespace xshmem::backend {
+
+// The CUDA driver call the calling thread is in (CudaAccess sets it around each call that may
+// wait), or NULL: a watchdog of a transport's thread reads it through the address the thread
+// gives it (the ibgda NIC model names the call its thread is stuck in).
+inline thread_local std::atomic<const char *> t_driver_call{nullptr};
+struct in_driver_call {
+  explicit in_driver_call(const char *name) {
+    t_driver_call.store(name, std::memory_order_relaxed);
+  }
+  ~in_driver_call() { t_driver_call.store(nullptr, std::memory_order_relaxed); }
+};
 
 template <typename T>
 T apply_one(T *p, xshmem_amo_op_t op, T v, T cmp, bool *ok) {
@@ -315,9 +327,16 @@ class CudaAccess final : public MemAccess {
   }
   // Copies n bytes on the lane's stream and waits (page-locked or device memory only).
   xshmem_status_t dma(Lane *l, void *dst, const void *src, size_t n) {
-    CUresult r = MemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src),
-                             n, l->stream);
-    if (!r) r = StreamSynchronize(l->stream);
+    CUresult r;
+    {
+      in_driver_call c("cuMemcpyAsync");
+      r = MemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n,
+                      l->stream);
+    }
+    if (!r) {
+      in_driver_call c("cuStreamSynchronize");
+      r = StreamSynchronize(l->stream);
+    }
     return r ? XSHMEM_ERR_IO : XSHMEM_SUCCESS;
   }
   // GPU memory holding a copy of [src, src + n) (src NULL: zeroed); NULL when it cannot be had.
@@ -357,13 +376,16 @@ class CudaAccess final : public MemAccess {
   CudaAccess() = default;
   void bind() {
     thread_local CUcontext bound = nullptr;
-    if (bound != ctx_ && CtxSetCurrent(ctx_) == 0) bound = ctx_;
+    if (bound == ctx_) return;
+    in_driver_call c("cuCtxSetCurrent");
+    if (CtxSetCurrent(ctx_) == 0) bound = ctx_;
   }
   bool is_device(const void *p) {
     const char *a = static_cast<const char *>(p);
     if (a >= base_ && a < base_ + size_) return true;
     unsigned type = 0;
     bind();
+    in_driver_call c("cuPointerGetAttribute");
     return PointerGetAttribute(&type, kCuPointerAttrMemoryType, reinterpret_cast<CUdeviceptr>(p)) ==
                0 &&
            type == kCuMemoryTypeDevice;

@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/mem_access.h"
+
 namespace xshmem::ibgda {
 
 namespace {
@@ -171,6 +173,7 @@ void model_nic::start() {
   if (thread_.joinable()) return;
   stop_.store(false);
   thread_ = std::thread([this] {
+    activity_.driver_call = &backend::t_driver_call;
     t_activity = &activity_;
     run();
     t_activity = nullptr;
@@ -205,6 +208,10 @@ void model_nic::watch() {
     std::string line = "ibgda NIC model: pe " + std::to_string(o_.my_pe) +
                        "'s NIC thread has been " + what + " for " +
                        std::to_string((now - since) / 1000000) + " ms";
+    const char *call = activity_.driver_call != nullptr
+                           ? activity_.driver_call->load(std::memory_order_relaxed)
+                           : nullptr;
+    if (call != nullptr) line += std::string(", inside ") + call;
     if (peer >= 0)
       line += " (the entry at send-queue position " +
               std::to_string(activity_.pos.load(std::memory_order_relaxed)) +

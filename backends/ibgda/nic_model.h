@@ -40,6 +40,8 @@ struct activity_t {
   std::atomic<uint64_t> since_ns{0};        // CLOCK_MONOTONIC
   std::atomic<int> peer{-1};                // the queue's target (requester), or -1
   std::atomic<uint32_t> pos{0};             // the entry's send-queue position (requester)
+  // The thread's backend::t_driver_call (the driver call inside `what`), or NULL.
+  const std::atomic<const char *> *driver_call = nullptr;
 };
 // The calling thread's record, or NULL (the model thread sets it; tests leave it NULL).
 extern thread_local activity_t *t_activity;

@@ -261,6 +261,7 @@ class SlowAccess final : public xshmem::backend::MemAccess {
   explicit SlowAccess(int ms) : delay_ms(ms) {}
   const char *name() const override { return "slow"; }
   xshmem_status_t copy(void *, void *dst, const void *src, size_t n) override {
+    xshmem::backend::in_driver_call c("cuFakeCopy");  // as CudaAccess marks its driver calls
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms.load()));
     memcpy(dst, src, n);
     return XSHMEM_SUCCESS;
@@ -305,7 +306,9 @@ TEST_CASE("ibgda model wire: the watchdog names a NIC thread stuck in a copy, on
       "ibgda NIC model: pe 0's NIC thread has been reading a write's source through the local "
       "memory access";
   CHECK(logs.count(logs.lines, needle) == 1);
-  CHECK(logs.count(logs.lines, "(the entry at send-queue position 0 of its queue to pe 1)") == 1);
+  CHECK(logs.count(logs.lines,
+                   ", inside cuFakeCopy (the entry at send-queue position 0 of its "
+                   "queue to pe 1)") == 1);
   // A fast copy names nothing.
   slow.delay_ms = 0;
   post_one(q.s, true, [&](void *wqe, const g::post_t &p) {
