@@ -347,6 +347,94 @@ XSHMEM_AMO_BITWISE_TYPES(NVSHMEMI_AMO_BIT)
 XSHMEM_P2P_TYPES(NVSHMEMI_P2P)
 #undef NVSHMEMI_P2P
 
+/* ---- half and bfloat16 (nvcc) ---------------------------------------------------------------
+ * NVSHMEM's 16-bit floating types (cuda_fp16.h's half, cuda_bf16.h's __nv_bfloat16): moved as
+ * their 16 bits (xshmem's uint16 routines): RMA, put_signal, the data-movement collectives. Their
+ * reductions are not provided (below: a call does not compile). */
+#ifdef XSHMEM_DEVICE_API
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+/* The 16 bits of a value, and back (through the types' raw forms, host and device). */
+NVSHMEMI_HD uint16_t nvshmemi_bits16(half v) {
+  const __half_raw r = v;
+  return r.x;
+}
+NVSHMEMI_HD uint16_t nvshmemi_bits16(__nv_bfloat16 v) {
+  const __nv_bfloat16_raw r = v;
+  return r.x;
+}
+NVSHMEMI_HD half nvshmemi_half_from_bits(uint16_t u) {
+  __half_raw r;
+  r.x = u;
+  return half(r);
+}
+NVSHMEMI_HD __nv_bfloat16 nvshmemi_bfloat16_from_bits(uint16_t u) {
+  __nv_bfloat16_raw r;
+  r.x = u;
+  return __nv_bfloat16(r);
+}
+
+#define NVSHMEMI_U16(p) reinterpret_cast<uint16_t *>(p)
+#define NVSHMEMI_CU16(p) reinterpret_cast<const uint16_t *>(p)
+#define NVSHMEMI_RMA16(T, N)                                                                      \
+  static_assert(sizeof(T) == 2, #T " is 16 bits");                                                \
+  NVSHMEMI_HD void nvshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe) {           \
+    xshmem_uint16_put(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems, pe);                     \
+  }                                                                                               \
+  NVSHMEMI_HD void nvshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe) {           \
+    xshmem_uint16_get(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems, pe);                     \
+  }                                                                                               \
+  NVSHMEMI_HD void nvshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe) {       \
+    xshmem_uint16_put_nbi(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems, pe);                 \
+  }                                                                                               \
+  NVSHMEMI_HD void nvshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe) {       \
+    xshmem_uint16_get_nbi(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems, pe);                 \
+  }                                                                                               \
+  NVSHMEMI_HD void nvshmem_##N##_p(T *dest, T value, int pe) {                                    \
+    xshmem_uint16_p(NVSHMEMI_U16(dest), nvshmemi_bits16(value), pe);                              \
+  }                                                                                               \
+  NVSHMEMI_HD T nvshmem_##N##_g(const T *source, int pe) {                                        \
+    return nvshmemi_##N##_from_bits(xshmem_uint16_g(NVSHMEMI_CU16(source), pe));                  \
+  }                                                                                               \
+  NVSHMEMI_HD void nvshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,     \
+                                      size_t nelems, int pe) {                                    \
+    xshmem_uint16_iput(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), dst, sst, nelems, pe);          \
+  }                                                                                               \
+  NVSHMEMI_HD void nvshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,     \
+                                      size_t nelems, int pe) {                                    \
+    xshmem_uint16_iget(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), dst, sst, nelems, pe);          \
+  }                                                                                               \
+  NVSHMEMI_HD void nvshmem_##N##_put_signal(T *dest, const T *source, size_t nelems,              \
+                                            uint64_t *sig_addr, uint64_t signal, int sig_op,      \
+                                            int pe) {                                             \
+    xshmem_uint16_put_signal(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems, sig_addr, signal, \
+                             sig_op, pe);                                                         \
+  }                                                                                               \
+  NVSHMEMI_HD void nvshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,          \
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op,  \
+                                                int pe) {                                         \
+    xshmem_uint16_put_signal_nbi(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems, sig_addr,     \
+                                 signal, sig_op, pe);                                             \
+  }                                                                                               \
+  NVSHMEMI_HD int nvshmem_##N##_broadcast(nvshmem_team_t team, T *dest, const T *source,          \
+                                          size_t nelems, int PE_root) {                           \
+    return xshmem_uint16_broadcast(team, NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems,       \
+                                   PE_root);                                                      \
+  }                                                                                               \
+  NVSHMEMI_HD int nvshmem_##N##_fcollect(nvshmem_team_t team, T *dest, const T *source,           \
+                                         size_t nelems) {                                         \
+    return xshmem_uint16_fcollect(team, NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems);       \
+  }                                                                                               \
+  NVSHMEMI_HD int nvshmem_##N##_alltoall(nvshmem_team_t team, T *dest, const T *source,           \
+                                         size_t nelems) {                                         \
+    return xshmem_uint16_alltoall(team, NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems);       \
+  }
+NVSHMEMI_RMA16(half, half)
+NVSHMEMI_RMA16(__nv_bfloat16, bfloat16)
+#undef NVSHMEMI_RMA16
+#endif /* XSHMEM_DEVICE_API */
+
 /* ---- Team collectives ----------------------------------------------------------------------- */
 
 #define NVSHMEMI_COLL(T, N)                                                              \
@@ -414,6 +502,16 @@ struct nvshmemi_not_provided {
     return 0;                                                                                      \
   }
 NVSHMEMI_MISSING(nvshmem_barrier, "no team barrier; use nvshmem_quiet + nvshmem_team_sync")
+#ifdef XSHMEM_DEVICE_API
+#define NVSHMEMI_MISSING16(N)                                                           \
+  NVSHMEMI_MISSING(nvshmem_##N##_sum_reduce, "no reductions on 16-bit floating types")  \
+  NVSHMEMI_MISSING(nvshmem_##N##_prod_reduce, "no reductions on 16-bit floating types") \
+  NVSHMEMI_MISSING(nvshmem_##N##_min_reduce, "no reductions on 16-bit floating types")  \
+  NVSHMEMI_MISSING(nvshmem_##N##_max_reduce, "no reductions on 16-bit floating types")
+NVSHMEMI_MISSING16(half)
+NVSHMEMI_MISSING16(bfloat16)
+#undef NVSHMEMI_MISSING16
+#endif
 #endif /* __cplusplus */
 
 #endif /* XSHMEM_COMPAT_NVSHMEM_H */

@@ -213,6 +213,51 @@ XSHMEM_RMA_TYPES_NO_LD(NVSHMEMI_RMA_WB)
 #undef NVSHMEMI_RMA_WB
 #undef NVSHMEMI_RMA_GRP
 
+/* half and bfloat16 (nvshmem.h): the warp and block forms, as their 16 bits. */
+#define NVSHMEMI_RMA16_GRP(T, N, S)                                                               \
+  NVSHMEMI_D void nvshmemx_##N##_put##S(T *dest, const T *source, size_t nelems, int pe) {        \
+    xshmemx_uint16_put##S(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems, pe);                 \
+  }                                                                                               \
+  NVSHMEMI_D void nvshmemx_##N##_get##S(T *dest, const T *source, size_t nelems, int pe) {        \
+    xshmemx_uint16_get##S(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems, pe);                 \
+  }                                                                                               \
+  NVSHMEMI_D void nvshmemx_##N##_put_nbi##S(T *dest, const T *source, size_t nelems, int pe) {    \
+    xshmemx_uint16_put_nbi##S(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems, pe);             \
+  }                                                                                               \
+  NVSHMEMI_D void nvshmemx_##N##_get_nbi##S(T *dest, const T *source, size_t nelems, int pe) {    \
+    xshmemx_uint16_get_nbi##S(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems, pe);             \
+  }                                                                                               \
+  NVSHMEMI_D void nvshmemx_##N##_put_signal##S(T *dest, const T *source, size_t nelems,           \
+                                               uint64_t *sig_addr, uint64_t signal, int sig_op,   \
+                                               int pe) {                                          \
+    xshmemx_uint16_put_signal##S(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems, sig_addr,     \
+                                 signal, sig_op, pe);                                             \
+  }                                                                                               \
+  NVSHMEMI_D void nvshmemx_##N##_put_signal_nbi##S(T *dest, const T *source, size_t nelems,       \
+                                                   uint64_t *sig_addr, uint64_t signal,           \
+                                                   int sig_op, int pe) {                          \
+    xshmemx_uint16_put_signal_nbi##S(NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems, sig_addr, \
+                                     signal, sig_op, pe);                                         \
+  }                                                                                               \
+  NVSHMEMI_D int nvshmemx_##N##_broadcast##S(nvshmem_team_t team, T *dest, const T *source,       \
+                                             size_t nelems, int PE_root) {                        \
+    return xshmemx_uint16_broadcast##S(team, NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems,   \
+                                       PE_root);                                                  \
+  }                                                                                               \
+  NVSHMEMI_D int nvshmemx_##N##_fcollect##S(nvshmem_team_t team, T *dest, const T *source,        \
+                                            size_t nelems) {                                      \
+    return xshmemx_uint16_fcollect##S(team, NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems);   \
+  }                                                                                               \
+  NVSHMEMI_D int nvshmemx_##N##_alltoall##S(nvshmem_team_t team, T *dest, const T *source,        \
+                                            size_t nelems) {                                      \
+    return xshmemx_uint16_alltoall##S(team, NVSHMEMI_U16(dest), NVSHMEMI_CU16(source), nelems);   \
+  }
+NVSHMEMI_RMA16_GRP(half, half, _warp)
+NVSHMEMI_RMA16_GRP(half, half, _block)
+NVSHMEMI_RMA16_GRP(__nv_bfloat16, bfloat16, _warp)
+NVSHMEMI_RMA16_GRP(__nv_bfloat16, bfloat16, _block)
+#undef NVSHMEMI_RMA16_GRP
+
 #define NVSHMEMI_RED_GRP(T, N, OP)                                                                 \
   NVSHMEMI_D int nvshmemx_##N##_##OP##_reduce_warp(nvshmem_team_t team, T *dest, const T *source,  \
                                                    size_t nreduce) {                               \

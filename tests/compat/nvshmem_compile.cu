@@ -1,7 +1,8 @@
 // nvshmem_compile.cu: an NVSHMEM-style program built against xshmem's <nvshmem.h> and
 // <nvshmemx.h> with plain nvcc (no -rdc). Build-only check (issue 14 item 9, first part): host
 // init and teardown, a kernel with thread, warp and block puts, put-with-signal and
-// signal_wait_until, an atomic, a team, a collective, on-stream calls, the collective launch.
+// signal_wait_until, an atomic, a team, a collective, on-stream calls, the collective launch,
+// half and bfloat16 RMA and collectives.
 // It is not run by CTest (no GPU test of the NVSHMEM names yet).
 #include <nvshmem.h>
 #include <nvshmemx.h>
@@ -41,6 +42,22 @@ __global__ void exchange(int *data, int *recv, uint64_t *sig, long *counter, int
   if (t < 32) nvshmemx_int_fcollect_warp(NVSHMEM_TEAM_WORLD, recv, data, 1);
 }
 
+// half and bfloat16 (moved as their 16 bits): thread, warp and block forms, a collective.
+__global__ void halves(half *h, __nv_bfloat16 *b, uint64_t *sig, int n) {
+  const int peer = (nvshmem_my_pe() + 1) % nvshmem_n_pes();
+  const int t = threadIdx.x;
+  if (t < n) nvshmem_half_p(h + t, __float2half(1.5f * t), peer);
+  if (t == 0) {
+    const __nv_bfloat16 v = nvshmem_bfloat16_g(b, peer);
+    nvshmem_bfloat16_p(b + 1, v, peer);
+    nvshmem_half_put_signal_nbi(h, h + n, n, sig, 1, NVSHMEM_SIGNAL_ADD, peer);
+    nvshmem_bfloat16_iput(b, b + n, 2, 1, n / 2, peer);
+  }
+  if (t < 32) nvshmemx_half_get_warp(h + n, h, n, peer);
+  nvshmemx_bfloat16_put_nbi_block(b + n, b, n, peer);
+  nvshmemx_half_fcollect_block(NVSHMEM_TEAM_WORLD, h, h + n, 1);
+}
+
 int main() {
   nvshmem_init();
   int me = nvshmem_my_pe();
@@ -63,6 +80,11 @@ int main() {
   int n_arg = n;
   void *args[] = {&data, &recv, &sig, &counter, &n_arg};
   nvshmemx_collective_launch((const void *)exchange, dim3(1), dim3(128), args, 0, stream);
+  half *h = static_cast<half *>(nvshmem_calloc(2 * n, sizeof(half)));
+  __nv_bfloat16 *b = static_cast<__nv_bfloat16 *>(nvshmem_calloc(2 * n, sizeof(__nv_bfloat16)));
+  halves<<<1, 64, 0, stream>>>(h, b, sig, n);
+  nvshmem_half_put(h + n, h, n, (me + 1) % npes);  // the host forms too
+  (void)nvshmem_bfloat16_g(b, (me + 1) % npes);
   nvshmemx_putmem_on_stream(recv, data, n * sizeof(int), (me + 1) % npes, stream);
   nvshmemx_int_put_on_stream(recv, data, n, (me + 1) % npes, stream);
   nvshmemx_putmem_signal_on_stream(recv, data, n * sizeof(int), sig, 1, NVSHMEM_SIGNAL_SET,
