@@ -217,59 +217,22 @@ class CudaAccess final : public MemAccess {
     }
     return XSHMEM_ERR_IO;
   }
-  // A lane: a non-blocking stream and a page-locked bounce buffer. Host sides of copies go
-  // through the bounce, never as pageable memory: a pageable copy goes through the driver's
-  // staging, which it may serialise behind another thread's pageable copy, and that one may
-  // wait behind a kernel that waits for this very copy (seen on an H100: the NIC model's read of
-  // a put's source hung while the flood kernel posting the put spun, and the host thread sat in
-  // a copy behind that kernel).
-  struct Lane {
-    CUstream stream = nullptr;
-    char *bounce = nullptr;  // kBounce bytes, page-locked (MemHostAlloc)
-  };
-  static constexpr size_t kBounce = 1u << 20;
   void *lane_open() override {
     bind();
-    std::unique_ptr<Lane> l(new Lane);
-    if (StreamCreate(&l->stream, kCuStreamNonBlocking)) return nullptr;
-    void *b = nullptr;
-    if (!MemHostAlloc || MemHostAlloc(&b, kBounce, kCuMemHostAllocPortable) != 0) {
-      (void)StreamDestroy(l->stream);
-      return nullptr;
-    }
-    l->bounce = static_cast<char *>(b);
-    return l.release();
+    CUstream s = nullptr;
+    if (StreamCreate(&s, kCuStreamNonBlocking)) return nullptr;
+    return s;
   }
   void lane_close(void *lane) override {
     if (!lane) return;
     bind();
-    Lane *l = static_cast<Lane *>(lane);
-    (void)StreamDestroy(l->stream);
-    (void)MemFreeHost(l->bounce);
-    delete l;
+    (void)StreamDestroy(static_cast<CUstream>(lane));
   }
   xshmem_status_t copy(void *lane, void *dst, const void *src, size_t n) override {
     if (n == 0) return XSHMEM_SUCCESS;
-    const bool dev_dst = is_device(dst), dev_src = is_device(src);
-    if (!dev_dst && !dev_src) return host_copy(dst, src, n);
+    if (!is_device(dst) && !is_device(src)) return host_copy(dst, src, n);
     bind();
-    Lane *l = static_cast<Lane *>(lane);
-    if (dev_dst && dev_src) return dma(l, dst, src, n);
-    // One side is host memory: through the bounce, a chunk at a time.
-    char *d = static_cast<char *>(dst);
-    const char *s = static_cast<const char *>(src);
-    for (size_t done = 0; done < n;) {
-      const size_t k = n - done < kBounce ? n - done : kBounce;
-      if (dev_dst) {
-        if (host_copy(l->bounce, s + done, k) != XSHMEM_SUCCESS) return XSHMEM_ERR_IO;
-        if (xshmem_status_t st = dma(l, d + done, l->bounce, k)) return st;
-      } else {
-        if (xshmem_status_t st = dma(l, l->bounce, s + done, k)) return st;
-        if (host_copy(d + done, l->bounce, k) != XSHMEM_SUCCESS) return XSHMEM_ERR_IO;
-      }
-      done += k;
-    }
-    return XSHMEM_SUCCESS;
+    return dma(static_cast<CUstream>(lane), dst, src, n);
   }
   // With the core's heap_apply (services 1.4): everything on the core's stream in order, runs of
   // atomics as one kernel each with the GPU's own atomic instructions (atomic with respect to
@@ -325,17 +288,16 @@ class CudaAccess final : public MemAccess {
     bind();
     (void)MemFreeHost(p);
   }
-  // Copies n bytes on the lane's stream and waits (page-locked or device memory only).
-  xshmem_status_t dma(Lane *l, void *dst, const void *src, size_t n) {
+  // Copies n bytes on stream s and waits.
+  xshmem_status_t dma(CUstream s, void *dst, const void *src, size_t n) {
     CUresult r;
     {
       in_driver_call c("cuMemcpyAsync");
-      r = MemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n,
-                      l->stream);
+      r = MemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), n, s);
     }
     if (!r) {
       in_driver_call c("cuStreamSynchronize");
-      r = StreamSynchronize(l->stream);
+      r = StreamSynchronize(s);
     }
     return r ? XSHMEM_ERR_IO : XSHMEM_SUCCESS;
   }
@@ -352,7 +314,7 @@ class CudaAccess final : public MemAccess {
       zero.reset(new char[n]());
       src = zero.get();
     }
-    if (copy(lane, p, src, n) != XSHMEM_SUCCESS) {
+    if (dma(static_cast<CUstream>(lane), p, src, n) != XSHMEM_SUCCESS) {
       (void)MemFree(d);
       return nullptr;
     }

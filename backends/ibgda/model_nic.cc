@@ -349,7 +349,7 @@ bool model_nic::post(void *ctx, queue_t &q, const request_t &rq) {
 // of q that is the corrupt_at-th this NIC takes (for kCorruptLength: the first RDMA write or read
 // from there on), then disarms.
 void model_nic::corrupt_next(queue_t &q) {
-  const uint32_t producer = g::be32(__atomic_load_n(q.dbr, __ATOMIC_ACQUIRE)) & 0xFFFF;
+  const uint32_t producer = ibgda::producer(q);
   if (scanned_.size() <= q.tag) scanned_.resize(q.tag + 1, 0);
   uint32_t &pos = scanned_[q.tag];  // every entry is counted once
   for (; ((producer - pos) & 0xFFFF) != 0; ++pos) {
@@ -642,7 +642,7 @@ void model_nic::run() {
       for (size_t i = 0; i < queues_.size(); ++i) {
         queue_t &q = *queues_[i];
         stuck_t &st = stuck_[i];
-        const uint32_t producer = g::be32(__atomic_load_n(q.dbr, __ATOMIC_ACQUIRE)) & 0xFFFF;
+        const uint32_t producer = ibgda::producer(q);
         if (((producer - q.consumer) & 0xFFFF) == 0 || q.consumer != st.consumer || q.error) {
           st = stuck_t{q.consumer, now, false};
           continue;

@@ -411,7 +411,7 @@ uint32_t issue(queue_t &q, const key_table &local, post_fn post, void *ctx, uint
     q.inflight.assign(q.nbb, inflight_t{});
     q.head = 0;
   }
-  const uint32_t producer = g::be32(__atomic_load_n(q.dbr, __ATOMIC_ACQUIRE)) & 0xFFFF;
+  const uint32_t producer = ibgda::producer(q);
   // At most nbb entries are ever outstanding: a producer count further ahead of the next entry
   // went back (a publisher's late record write landing after a later one's) or was published
   // over entries not consumed. Either way what lies ahead is not entries: stop the queue.

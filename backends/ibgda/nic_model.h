@@ -197,6 +197,11 @@ struct queue_t {
   std::string error_line;            // the first error, one line
 };
 
+// The producer count of q's doorbell record (positions modulo 2^16 the posters have published).
+inline uint32_t producer(const queue_t &q) {
+  return gda::be32(__atomic_load_n(q.dbr, __ATOMIC_ACQUIRE)) & 0xFFFF;
+}
+
 // Carries a request to the target's responder and returns its reply at once (tests: both ends
 // in one process).
 using send_fn = reply_t (*)(void *ctx, int peer, const request_t &rq);

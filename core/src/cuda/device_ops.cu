@@ -467,16 +467,10 @@ struct HeapApply {
   std::mutex mu;
   cudaStream_t stream = nullptr;
   xshmem_heap_op_v1_t *slots = nullptr;  // pinned, mapped: the atomics of one wait
-  // Pinned: the host sides of one wait's copies. A copy from or to pageable memory would go
-  // through the driver's staging, which may wait behind another thread's pageable copy, itself
-  // behind a kernel that waits for this very operation (mem_access.h's Lane says more).
-  char *bounce = nullptr;
 };
 HeapApply g_heap;
 // Atomics per wait (the kernels of one wait read their entries from the pinned slots).
 constexpr unsigned kHeapSlots = 1024;
-// Bytes of pageable copy sides per wait (g_heap.bounce).
-constexpr size_t kHeapBounce = 4u << 20;
 // How long heap_apply waits before it stops the job (XSHMEM_WAIT_TIMEOUT when longer): a
 // one-block kernel takes microseconds, a time slice of another process milliseconds.
 constexpr uint64_t kHeapDeadlineNs = 30ull * 1000 * 1000 * 1000;
@@ -574,16 +568,6 @@ Status heap_amo_open() {
     return XSHMEM_ERR_NOMEM;
   }
   g_heap.slots = static_cast<xshmem_heap_op_v1_t *>(h);
-  if (cudaError_t e = cudaHostAlloc(&h, kHeapBounce, cudaHostAllocPortable); e != cudaSuccess) {
-    XLOG_ERROR(kSubsys, "cannot allocate the bounce buffer of the transports' copies: %s (%s)",
-               cudaGetErrorString(e), cudaGetErrorName(e));
-    (void)cudaFreeHost(g_heap.slots);
-    (void)cudaStreamDestroy(g_heap.stream);
-    g_heap.slots = nullptr;
-    g_heap.stream = nullptr;
-    return XSHMEM_ERR_NOMEM;
-  }
-  g_heap.bounce = static_cast<char *>(h);
   return XSHMEM_SUCCESS;
 }
 
@@ -594,45 +578,9 @@ void heap_amo_close() {
     (void)cudaStreamDestroy(g_heap.stream);
   }
   if (g_heap.slots != nullptr) (void)cudaFreeHost(g_heap.slots);
-  if (g_heap.bounce != nullptr) (void)cudaFreeHost(g_heap.bounce);
   g_heap.stream = nullptr;
   g_heap.slots = nullptr;
-  g_heap.bounce = nullptr;
 }
-
-namespace {
-// Whether p is memory the GPU's copy engines reach without the driver's staging: device memory,
-// or page-locked host memory.
-bool dma_ready(const void *p) {
-  cudaPointerAttributes at{};
-  if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return at.type != cudaMemoryTypeUnregistered;
-}
-
-// A copy one of whose sides is pageable, bigger than the bounce buffer: a chunk at a time, each
-// with its own wait.
-xshmem_status_t heap_copy_chunked(const dev::state_t &s, const xshmem_heap_op_v1_t &a,
-                                  bool to_device) {
-  char *d = static_cast<char *>(a.addr);
-  const char *src = static_cast<const char *>(a.src);
-  for (uint64_t done = 0; done < a.operand;) {
-    const size_t k = static_cast<size_t>(std::min<uint64_t>(a.operand - done, kHeapBounce));
-    if (to_device) memcpy(g_heap.bounce, src + done, k);
-    if (xshmem_status_t st = heap_check(cudaMemcpyAsync(to_device ? d + done : g_heap.bounce,
-                                                        to_device ? g_heap.bounce : src + done, k,
-                                                        cudaMemcpyDefault, g_heap.stream),
-                                        "transport heap copy"))
-      return st;
-    if (xshmem_status_t st = heap_wait(s, 1, a.src_pe)) return st;
-    if (!to_device) memcpy(d + done, g_heap.bounce, k);
-    done += k;
-  }
-  return XSHMEM_SUCCESS;
-}
-}  // namespace
 
 xshmem_status_t heap_apply(xshmem_heap_op_v1_t *ops, size_t n) {
   const dev::state_t &s = state();
@@ -649,12 +597,7 @@ xshmem_status_t heap_apply(xshmem_heap_op_v1_t *ops, size_t n) {
     // the one stream (a run of atomics is a kernel, a copy a stream copy).
     const size_t window = i;
     unsigned used = 0, run = 0;
-    size_t issued = 0, staged = 0;  // staged: bytes of g_heap.bounce this window uses
-    struct unstage_t {
-      void *dst;
-      size_t off, n;
-    };
-    std::vector<unstage_t> unstage;  // reads into pageable memory: bounce -> dst after the wait
+    size_t issued = 0;
     int first_pe = -1;
     xshmem_status_t st = XSHMEM_SUCCESS;
     for (; i < n && st == XSHMEM_SUCCESS; ++i) {
@@ -672,38 +615,12 @@ xshmem_status_t heap_apply(xshmem_heap_op_v1_t *ops, size_t n) {
       if (first_pe < 0) first_pe = a.src_pe;
       ++issued;
       if (a.kind == XSHMEM_HEAP_OP_COPY) {
-        // The host side of a copy into or out of the heap, when pageable, goes through the
-        // bounce buffer; when this window's share of it is too small, wait first.
-        const bool to_device = dev::in_heap(s, a.addr, a.operand);
-        const void *host_side = to_device ? a.src : a.addr;
-        const bool bounced = a.operand != 0 && !dma_ready(host_side);
-        if (bounced && staged + a.operand > kHeapBounce && issued > 1) {
-          --issued;
-          break;  // the next window takes it
-        }
         if ((st = heap_launch(run, used)) != XSHMEM_SUCCESS) break;
         run = used;
-        if (a.operand == 0) continue;
-        if (bounced && a.operand > kHeapBounce) {  // alone in its window: in chunks
-          if ((st = heap_wait(s, issued, first_pe)) == XSHMEM_SUCCESS)
-            st = heap_copy_chunked(s, a, to_device);
-          continue;
-        }
-        void *dst = a.addr;
-        const void *src = a.src;
-        if (bounced) {
-          char *b = g_heap.bounce + staged;
-          if (to_device) {
-            memcpy(b, a.src, a.operand);
-            src = b;
-          } else {
-            unstage.push_back({a.addr, staged, static_cast<size_t>(a.operand)});
-            dst = b;
-          }
-          staged += (static_cast<size_t>(a.operand) + 63) & ~size_t(63);
-        }
-        st = heap_check(cudaMemcpyAsync(dst, src, a.operand, cudaMemcpyDefault, g_heap.stream),
-                        "transport heap copy");
+        if (a.operand != 0)
+          st = heap_check(
+              cudaMemcpyAsync(a.addr, a.src, a.operand, cudaMemcpyDefault, g_heap.stream),
+              "transport heap copy");
         continue;
       }
       g_heap.slots[used] = a;
@@ -718,7 +635,6 @@ xshmem_status_t heap_apply(xshmem_heap_op_v1_t *ops, size_t n) {
     }
     const volatile xshmem_heap_op_v1_t *done = g_heap.slots;
     for (unsigned j = 0; j < used; ++j) ops[idx[j]].old = done[j].old;
-    for (const unstage_t &u : unstage) memcpy(u.dst, g_heap.bounce + u.off, u.n);
   }
   return first;
 }
