@@ -8,7 +8,7 @@ build=${1:-$root/build-gpu}
 dst=$root/.carry/gpu
 rm -rf "$dst" && mkdir -p "$dst/bin" "$dst/lib/xshmem"
 # the GPU programs built so far (a partial build packs what it has), and the tools
-for f in "$build"/bin/gpu_* "$build"/bin/heap_smoke; do if [ -e "$f" ]; then cp "$f" "$dst/bin/"; fi; done
+for f in "$build"/bin/gpu_* "$build"/bin/nvshmem_* "$build"/bin/heap_smoke; do if [ -e "$f" ]; then cp "$f" "$dst/bin/"; fi; done
 cp "$build"/bin/{xshmem-run,xshmem-example-ring,xshmem-perf,xshmem-info} "$dst/bin/"
 cp -a "$build"/lib/libxshmem.so* "$dst/lib/"
 cp "$build"/lib/xshmem/*.so "$dst/lib/xshmem/"

@@ -3,7 +3,7 @@
 // init and teardown, a kernel with thread, warp and block puts, put-with-signal and
 // signal_wait_until, an atomic, a team, a collective, on-stream calls, the collective launch,
 // half and bfloat16 RMA and collectives.
-// It is not run by CTest (no GPU test of the NVSHMEM names yet).
+// Build-only; the programs of tests/compat/nvshmem/ run the NVSHMEM names and check the values.
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
