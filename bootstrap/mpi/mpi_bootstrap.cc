@@ -115,15 +115,34 @@ int mpi_detect(void) {
 xshmem_status_t mpi_init(const xshmem_bootstrap_args_v1_t *args, void **ctx_out, int *rank,
                          int *size) {
   if (!g_svc) return XSHMEM_ERR_INTERNAL;
-  if (args && args->struct_size >= sizeof(*args) && args->uniqueid) {
+  auto has = [&](size_t end) { return args != nullptr && args->struct_size >= end; };
+  // The application's communicator (xshmem_init_attr with XSHMEM_INIT_WITH_MPI_COMM; args 1.1).
+  const MPI_Comm *app = has(offsetof(xshmem_bootstrap_args_v1_t, mpi_comm) + sizeof(void *))
+                            ? static_cast<const MPI_Comm *>(args->mpi_comm)
+                            : nullptr;
+  if (has(offsetof(xshmem_bootstrap_args_v1_t, uniqueid) + sizeof(void *)) && args->uniqueid) {
     MLOG(XSHMEM_LOG_ERROR,
          "the mpi bootstrap does not take a unique id; use XSHMEM_BOOTSTRAP=tcp "
          "for unique-id jobs");
     return XSHMEM_ERR_UNSUPPORTED;
   }
-  auto *ctx = new Ctx;
-  int inited = 0;
+  int inited = 0, finalized = 0;
   MPI_Initialized(&inited);
+  MPI_Finalized(&finalized);
+  if (app != nullptr && (!inited || finalized)) {
+    MLOG(XSHMEM_LOG_ERROR,
+         "xshmem_init_attr with XSHMEM_INIT_WITH_MPI_COMM: MPI is %s; the communicator is the "
+         "application's, so MPI_Init comes first",
+         finalized ? "finalised already" : "not initialised");
+    return XSHMEM_ERR_INVALID;
+  }
+  if (app != nullptr && *app == MPI_COMM_NULL) {
+    MLOG(XSHMEM_LOG_ERROR,
+         "xshmem_init_attr with XSHMEM_INIT_WITH_MPI_COMM: the communicator is MPI_COMM_NULL "
+         "(this process is not in it)");
+    return XSHMEM_ERR_INVALID;
+  }
+  auto *ctx = new Ctx;
   if (!inited) {
     promote_libmpi();
     int provided = 0, want = thread_level();
@@ -141,7 +160,8 @@ xshmem_status_t mpi_init(const xshmem_bootstrap_args_v1_t *args, void **ctx_out,
            "are serialised by the plugin",
            provided, want);
   }
-  xshmem_status_t st = check(MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm), "MPI_Comm_dup", ctx);
+  xshmem_status_t st =
+      check(MPI_Comm_dup(app != nullptr ? *app : MPI_COMM_WORLD, &ctx->comm), "MPI_Comm_dup", ctx);
   if (st == XSHMEM_SUCCESS)
     st = check(MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler",
                ctx);
@@ -154,7 +174,9 @@ xshmem_status_t mpi_init(const xshmem_bootstrap_args_v1_t *args, void **ctx_out,
     return st;
   }
   MLOG(XSHMEM_LOG_DEBUG, "pe %d of %d joined the MPI job%s", ctx->rank, ctx->size,
-       ctx->we_initialized ? " (MPI initialised by xshmem)" : "");
+       app != nullptr        ? " (the application's communicator)"
+       : ctx->we_initialized ? " (MPI initialised by xshmem)"
+                             : "");
   *rank = ctx->rank;
   *size = ctx->size;
   *ctx_out = ctx;

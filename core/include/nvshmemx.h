@@ -14,21 +14,21 @@
 /* ---- Initialisation with a unique id (host) -------------------------------------------------
  * nvshmemx_get_uniqueid on one rank, shared by the program (MPI_Bcast, a file...), then
  * nvshmemx_set_attr_uniqueid_args and nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr) on
- * every rank. NVSHMEMX_INIT_WITH_MPI_COMM and NVSHMEMX_INIT_WITH_SHMEM are not defined (xshmem
- * has no MPI or OpenSHMEM bootstrap), so a program that names them does not compile. */
+ * every rank. Or, in an MPI program: attr.mpi_comm = &comm and
+ * nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr) (the mpi bootstrap plugin; PE i is rank i
+ * of comm). NVSHMEMX_INIT_WITH_SHMEM is not defined (no OpenSHMEM bootstrap), so a program that
+ * names it does not compile. */
 typedef xshmem_uniqueid_t nvshmemx_uniqueid_t;
 typedef xshmem_init_attr_t nvshmemx_init_attr_t;
 #define NVSHMEMX_INIT_WITH_UNIQUEID XSHMEM_INIT_WITH_UNIQUEID
+/* attr.mpi_comm = &comm (an MPI_Comm of the application, MPI initialised): the job is comm. */
+#define NVSHMEMX_INIT_WITH_MPI_COMM XSHMEM_INIT_WITH_MPI_COMM
 #define NVSHMEMX_UNIQUEID_INITIALIZER \
   {                                   \
     { 0 }                             \
   }
 #define NVSHMEMX_INIT_ATTR_INITIALIZER \
-  {                                    \
-    0, 0, {                            \
-      { 0 }                            \
-    }                                  \
-  }
+  { 0, 0, {{0}}, 0 }
 
 NVSHMEMI_H int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t *id) {
   return xshmem_get_uniqueid(id);

@@ -196,7 +196,7 @@ using xshmem::Status;
 extern "C" {
 
 void xshmem_init(void) {
-  xshmem_bootstrap_args_v1_t args{sizeof(args), nullptr, -1, -1};
+  xshmem_bootstrap_args_v1_t args{sizeof(args), nullptr, -1, -1, nullptr};
   int st = init_impl(args);
   if (st != 0) {
     fprintf(stderr, "xshmem: xshmem_init failed (%s); set XSHMEM_LOG_LEVEL=info for details\n",
@@ -207,7 +207,7 @@ void xshmem_init(void) {
 }
 
 int xshmem_init_attr(unsigned int flags, xshmem_init_attr_t *attr) {
-  xshmem_bootstrap_args_v1_t args{sizeof(args), nullptr, -1, -1};
+  xshmem_bootstrap_args_v1_t args{sizeof(args), nullptr, -1, -1, nullptr};
   if (flags & XSHMEM_INIT_WITH_UNIQUEID) {
     if (!attr) {
       fprintf(stderr, "xshmem: xshmem_init_attr: attr is NULL with XSHMEM_INIT_WITH_UNIQUEID\n");
@@ -221,6 +221,26 @@ int xshmem_init_attr(unsigned int flags, xshmem_init_attr_t *attr) {
     args.uniqueid = attr->uid.internal;
     args.rank = attr->rank;
     args.nranks = attr->nranks;
+  }
+  if (flags & XSHMEM_INIT_WITH_MPI_COMM) {
+    if (flags & XSHMEM_INIT_WITH_UNIQUEID) {
+      fprintf(stderr,
+              "xshmem: xshmem_init_attr: flags 0x%x: XSHMEM_INIT_WITH_UNIQUEID and "
+              "XSHMEM_INIT_WITH_MPI_COMM exclude each other\n",
+              flags);
+      return XSHMEM_ERR_INVALID;
+    }
+    if (!attr || !attr->mpi_comm) {
+      fprintf(stderr, "xshmem: xshmem_init_attr: %s is NULL with XSHMEM_INIT_WITH_MPI_COMM\n",
+              attr ? "attr->mpi_comm" : "attr");
+      return XSHMEM_ERR_INVALID;
+    }
+    args.mpi_comm = attr->mpi_comm;
+  }
+  if (flags & ~(XSHMEM_INIT_WITH_UNIQUEID | XSHMEM_INIT_WITH_MPI_COMM)) {
+    fprintf(stderr, "xshmem: xshmem_init_attr: flags 0x%x: unknown bits 0x%x\n", flags,
+            flags & ~(XSHMEM_INIT_WITH_UNIQUEID | XSHMEM_INIT_WITH_MPI_COMM));
+    return XSHMEM_ERR_INVALID;
   }
   return init_impl(args);
 }
@@ -258,7 +278,7 @@ int xshmem_init_thread(int requested, int *provided) {
             requested, XSHMEM_THREAD_SINGLE, XSHMEM_THREAD_MULTIPLE, pe);
     return XSHMEM_ERR_INVALID;
   }
-  xshmem_bootstrap_args_v1_t args{sizeof(args), nullptr, -1, -1};
+  xshmem_bootstrap_args_v1_t args{sizeof(args), nullptr, -1, -1, nullptr};
   int st = init_impl(args);
   // Every level is provided as MULTIPLE: the host API keeps no unsynchronised shared state
   // (docs/semantics.md, Lifecycle), so there is no cheaper mode to select.

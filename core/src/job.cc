@@ -66,7 +66,21 @@ Status start_bootstrap(const xshmem_bootstrap_args_v1_t &args) {
   l.scan(&g_services);
   std::string want = config::get_string("XSHMEM_BOOTSTRAP");
   const plugins::Bootstrap *chosen = nullptr;
-  if (!want.empty()) {
+  if (args.mpi_comm) {
+    // The application's communicator: only the mpi plugin can take it.
+    if (!want.empty() && want != "mpi")
+      XLOG_WARN(kSubsys,
+                "XSHMEM_BOOTSTRAP=%s is ignored: xshmem_init_attr with XSHMEM_INIT_WITH_MPI_COMM "
+                "asks for the mpi bootstrap",
+                want.c_str());
+    chosen = l.find_bootstrap("mpi");
+    if (!chosen) {
+      XLOG_ERROR(kSubsys,
+                 "xshmem_init_attr with XSHMEM_INIT_WITH_MPI_COMM: the mpi bootstrap plugin is "
+                 "not loaded (built without MPI, or not found: see xshmem-info)");
+      return XSHMEM_ERR_NOT_FOUND;
+    }
+  } else if (!want.empty()) {
     chosen = l.find_bootstrap(want);
     if (!chosen) {
       std::string have;

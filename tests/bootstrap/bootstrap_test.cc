@@ -555,7 +555,7 @@ int mode_uid_empty() {
     uint16_t version = 1;
     memcpy(id, &magic, 4);
     memcpy(id + 4, &version, 2);
-    xshmem_bootstrap_args_v1_t args{sizeof(args), id, rank, 2};
+    xshmem_bootstrap_args_v1_t args{sizeof(args), id, rank, 2, nullptr};
     int sockets = count_fds(true);
     auto t0 = Clock::now();
     void *ctx = nullptr;
@@ -683,7 +683,7 @@ int mode_fork(int n, const std::vector<std::string> &sc) {
       if (read(pfd[0], id, sizeof(id)) != sizeof(id)) fail("read id: %s", strerror(errno));
       close(pfd[0]);
     }
-    xshmem_bootstrap_args_v1_t args{sizeof(args), id, k, n};
+    xshmem_bootstrap_args_v1_t args{sizeof(args), id, k, n, nullptr};
     if (sc[0] == "collectives") {
       joined(&args, [&](void *ctx, int rank, int size) {
         run_collectives(ctx, rank, size, 2);

@@ -85,15 +85,21 @@ typedef struct xshmem_init_attr {
   int rank;   /* this process's rank in the job */
   int nranks; /* job size */
   xshmem_uniqueid_t uid;
+  /* With XSHMEM_INIT_WITH_MPI_COMM: points to an MPI_Comm (MPI initialised by the application);
+   * the job is that communicator's processes, PE i its rank i. */
+  void *mpi_comm;
 } xshmem_init_attr_t;
 #define XSHMEM_INIT_WITH_UNIQUEID 1u
+#define XSHMEM_INIT_WITH_MPI_COMM 2u
 /* Fills *id (returns 0 on success). Only one process calls it, before any init. */
 int xshmem_get_uniqueid(xshmem_uniqueid_t *id);
 /* Fills *attr for init with a unique id. Returns 0. */
 int xshmem_set_attr_uniqueid_args(int rank, int nranks, const xshmem_uniqueid_t *id,
                                   xshmem_init_attr_t *attr);
-/* Like xshmem_init; with XSHMEM_INIT_WITH_UNIQUEID joins the job described by *attr.
- * Returns 0 on success, nonzero (with a logged reason) on failure. */
+/* Like xshmem_init; with XSHMEM_INIT_WITH_UNIQUEID joins the job described by *attr (rank,
+ * nranks, uid); with XSHMEM_INIT_WITH_MPI_COMM the job is the MPI communicator *attr->mpi_comm,
+ * through the mpi bootstrap plugin. Returns 0 on success, nonzero (with a one-line reason) on
+ * failure. */
 int xshmem_init_attr(unsigned int flags, xshmem_init_attr_t *attr);
 
 /* Address of `dest` at `pe` that this PE can load and store directly, or NULL if `pe` is not

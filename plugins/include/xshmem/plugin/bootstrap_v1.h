@@ -32,6 +32,9 @@ typedef struct xshmem_bootstrap_args_v1 {
   const void *uniqueid; /* NULL unless the application initialises with a unique id */
   int rank;             /* with uniqueid: this process's rank; else -1 */
   int nranks;           /* with uniqueid: the job size; else -1 */
+  /* Since 1.1 (struct_size covers it): an MPI_Comm * of the application (the job is that
+   * communicator), or NULL. Only the mpi plugin takes it. */
+  const void *mpi_comm;
 } xshmem_bootstrap_args_v1_t;
 
 typedef struct xshmem_bootstrap_v1 {
