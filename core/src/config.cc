@@ -73,6 +73,10 @@ const xshmem_config_entry_v1_t kCoreEntries[] = {
      "Deadline of every blocking wait (wait_until and its forms, signal_wait_until, set_lock, "
      "barriers, syncs, collectives; host and device): a wait that lasts longer prints the call, "
      "the PE and the value it waited for and stops the job; 0 (the default) turns it off."},
+    {"XSHMEM_HOST_WAIT_SPINS", XSHMEM_CONFIG_STRING, "auto", nullptr,
+     "Polls (with a pause) a host wait makes before it yields its core on every further poll: "
+     "auto is 64, or 0 where this node's PEs outnumber the CPUs a PE may run on (oversubscribed: "
+     "a waiting PE then yields at once to the PE it waits for); or a number from 0 to 1000000."},
     {"XSHMEM_CHECKS", XSHMEM_CONFIG_BOOL, "1", nullptr,
      "Validate API arguments and stop the job with a diagnostic on misuse; turn off only for "
      "benchmarks of correct programs."},

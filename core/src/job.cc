@@ -1,14 +1,17 @@
 // xshmem core: the job -- starting the bootstrap plugin, learning host ids, local ranks and the
 // job token.
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -127,6 +130,33 @@ Status start_bootstrap(const xshmem_bootstrap_args_v1_t &args) {
   return XSHMEM_SUCCESS;
 }
 
+// XSHMEM_HOST_WAIT_SPINS (atomic.h g_host_wait_spins): auto yields at once where this node's PEs
+// outnumber the CPUs this process may run on.
+static Status set_host_wait_spins(int nlocal) {
+  const std::string v = config::get_string("XSHMEM_HOST_WAIT_SPINS");
+  if (v.empty() || v == "auto") {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    const int cpus = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
+    dev::atomic::g_host_wait_spins = cpus > 0 && nlocal > cpus ? 0 : 64;
+    XLOG_DEBUG(kSubsys, "host waits poll %u times before yielding (%d pes here, %d cpus allowed)",
+               dev::atomic::g_host_wait_spins, nlocal, cpus);
+    return XSHMEM_SUCCESS;
+  }
+  char *end = nullptr;
+  errno = 0;
+  const unsigned long n = strtoul(v.c_str(), &end, 10);
+  if (errno != 0 || end == v.c_str() || *end != '\0' || v[0] == '-' || n > 1000000) {
+    XLOG_ERROR(kSubsys,
+               "XSHMEM_HOST_WAIT_SPINS=%s is not auto or a number of polls from 0 to 1000000 "
+               "(pe %d)",
+               v.c_str(), g_rt.job.my_pe);
+    return XSHMEM_ERR_INVALID;
+  }
+  dev::atomic::g_host_wait_spins = static_cast<unsigned>(n);
+  return XSHMEM_SUCCESS;
+}
+
 Status learn_job() {
   const int n = g_rt.job.n_pes, me = g_rt.job.my_pe;
   struct Card {
@@ -152,6 +182,7 @@ Status learn_job() {
   }
   g_rt.job.my_local_pe = g_rt.local_rank[me];
   g_rt.job.n_local_pes = nlocal;
+  XSHMEM_CHECK(set_host_wait_spins(nlocal));
   g_rt.job.local_rank = g_rt.local_rank.data();
   g_rt.job.host_id = g_rt.host_id.data();
   g_rt.job.job_token = g_rt.token.c_str();

@@ -298,6 +298,13 @@ XSHMEM_HD_INLINE void quiet() {
 #endif
 }
 
+#if !defined(__CUDA_ARCH__)
+// Host waits: spins (with pause) before a wait starts giving its core away. The core sets it at
+// init from XSHMEM_HOST_WAIT_SPINS (auto: 64, or 0 where this node's PEs outnumber the CPUs this
+// process may run on, so that a waiting PE yields at once to the PE it waits for).
+inline unsigned g_host_wait_spins = 64;
+#endif
+
 // Back-off for wait loops: spins briefly, then gives the core away. CI runs 8-16 PEs on 2 cores,
 // so a host PE that only spins starves the PE it is waiting for.
 class backoff {
@@ -317,7 +324,7 @@ class backoff {
     if (sleep_ns_ < kMaxSleepNs) sleep_ns_ *= 2;
 #else
     // n_ counts spins before yielding.
-    if (n_ < kSpins) {
+    if (n_ < g_host_wait_spins) {
       ++n_;
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
@@ -331,7 +338,6 @@ class backoff {
  private:
   static constexpr unsigned kMinSleepNs = 32;
   static constexpr unsigned kMaxSleepNs = 1024;
-  static constexpr unsigned kSpins = 64;
   static constexpr unsigned kDeviceSpins = 4096;
   unsigned n_ = 0;
   unsigned sleep_ns_ = 0;  // device only
