@@ -115,12 +115,11 @@ int mpi_detect(void) {
 xshmem_status_t mpi_init(const xshmem_bootstrap_args_v1_t *args, void **ctx_out, int *rank,
                          int *size) {
   if (!g_svc) return XSHMEM_ERR_INTERNAL;
-  auto has = [&](size_t end) { return args != nullptr && args->struct_size >= end; };
   // The application's communicator (xshmem_init_attr with XSHMEM_INIT_WITH_MPI_COMM; args 1.1).
-  const MPI_Comm *app = has(offsetof(xshmem_bootstrap_args_v1_t, mpi_comm) + sizeof(void *))
+  const MPI_Comm *app = args && XSHMEM_BOOTSTRAP_ARGS_COVER(args, mpi_comm)
                             ? static_cast<const MPI_Comm *>(args->mpi_comm)
                             : nullptr;
-  if (has(offsetof(xshmem_bootstrap_args_v1_t, uniqueid) + sizeof(void *)) && args->uniqueid) {
+  if (args && XSHMEM_BOOTSTRAP_ARGS_COVER(args, uniqueid) && args->uniqueid) {
     MLOG(XSHMEM_LOG_ERROR,
          "the mpi bootstrap does not take a unique id; use XSHMEM_BOOTSTRAP=tcp "
          "for unique-id jobs");

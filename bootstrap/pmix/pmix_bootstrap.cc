@@ -313,8 +313,7 @@ int pmix_detect(void) {
 xshmem_status_t pmix_init(const xshmem_bootstrap_args_v1_t *args, void **ctx_out, int *rank,
                           int *size) {
   if (!g_svc) return XSHMEM_ERR_INTERNAL;
-  if (args && args->struct_size >= offsetof(xshmem_bootstrap_args_v1_t, nranks) + sizeof(int) &&
-      args->uniqueid) {
+  if (args && XSHMEM_BOOTSTRAP_ARGS_COVER(args, nranks) && args->uniqueid) {
     PLOG_ERROR(
         "the pmix bootstrap does not take a unique id; use XSHMEM_BOOTSTRAP=tcp for unique-id "
         "jobs");

@@ -1108,9 +1108,7 @@ xshmem_status_t tcp_init(const xshmem_bootstrap_args_v1_t *args, void **ctx_out,
   if (live_ms < 0) live_ms = 0;
   JobSpec spec;
   xshmem_status_t st;
-  bool with_uid = args &&
-                  args->struct_size >= offsetof(xshmem_bootstrap_args_v1_t, nranks) + sizeof(int) &&
-                  args->uniqueid;
+  bool with_uid = args && XSHMEM_BOOTSTRAP_ARGS_COVER(args, nranks) && args->uniqueid;
   if (with_uid)
     st = spec_from_uid(args, &spec);
   else if (g_svc->config_get_int(kEnvSize) > 0)

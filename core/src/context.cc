@@ -237,9 +237,8 @@ int xshmem_init_attr(unsigned int flags, xshmem_init_attr_t *attr) {
     }
     args.mpi_comm = attr->mpi_comm;
   }
-  if (flags & ~(XSHMEM_INIT_WITH_UNIQUEID | XSHMEM_INIT_WITH_MPI_COMM)) {
-    fprintf(stderr, "xshmem: xshmem_init_attr: flags 0x%x: unknown bits 0x%x\n", flags,
-            flags & ~(XSHMEM_INIT_WITH_UNIQUEID | XSHMEM_INIT_WITH_MPI_COMM));
+  if (const unsigned unknown = flags & ~(XSHMEM_INIT_WITH_UNIQUEID | XSHMEM_INIT_WITH_MPI_COMM)) {
+    fprintf(stderr, "xshmem: xshmem_init_attr: flags 0x%x: unknown bits 0x%x\n", flags, unknown);
     return XSHMEM_ERR_INVALID;
   }
   return init_impl(args);

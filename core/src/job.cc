@@ -138,7 +138,7 @@ static Status set_host_wait_spins(int nlocal) {
     cpu_set_t allowed;
     CPU_ZERO(&allowed);
     const int cpus = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
-    dev::atomic::g_host_wait_spins = cpus > 0 && nlocal > cpus ? 0 : 64;
+    dev::atomic::g_host_wait_spins = cpus > 0 && nlocal > cpus ? 0 : dev::atomic::kHostWaitSpins;
     XLOG_DEBUG(kSubsys, "host waits poll %u times before yielding (%d pes here, %d cpus allowed)",
                dev::atomic::g_host_wait_spins, nlocal, cpus);
     return XSHMEM_SUCCESS;

@@ -302,7 +302,8 @@ XSHMEM_HD_INLINE void quiet() {
 // Host waits: spins (with pause) before a wait starts giving its core away. The core sets it at
 // init from XSHMEM_HOST_WAIT_SPINS (auto: 64, or 0 where this node's PEs outnumber the CPUs this
 // process may run on, so that a waiting PE yields at once to the PE it waits for).
-inline unsigned g_host_wait_spins = 64;
+inline constexpr unsigned kHostWaitSpins = 64;  // the default, and auto's where not oversubscribed
+inline unsigned g_host_wait_spins = kHostWaitSpins;
 #endif
 
 // Back-off for wait loops: spins briefly, then gives the core away. CI runs 8-16 PEs on 2 cores,

@@ -37,6 +37,12 @@ typedef struct xshmem_bootstrap_args_v1 {
   const void *mpi_comm;
 } xshmem_bootstrap_args_v1_t;
 
+/* Whether the caller's args struct (its struct_size) reaches `field`: a plugin reads a field added
+ * in a later minor version only when this holds (as XSHMEM_SERVICES_HAS for the services). */
+#define XSHMEM_BOOTSTRAP_ARGS_COVER(args, field) \
+  ((args)->struct_size >=                        \
+   offsetof(xshmem_bootstrap_args_v1_t, field) + sizeof(((xshmem_bootstrap_args_v1_t *)0)->field))
+
 typedef struct xshmem_bootstrap_v1 {
   uint32_t abi_version; /* XSHMEM_BOOTSTRAP_ABI_VERSION */
   uint32_t struct_size; /* sizeof(xshmem_bootstrap_v1_t) of the plugin's SDK */
