@@ -21,7 +21,7 @@ inline bool checks_enabled();
 // 1 initialized with checks off, 2 initialized with checks on.
 struct alignas(64) check_view_t {
   int mode;
-  int n_pes;
+  int n_pes;  // 0 while not initialized
   uintptr_t heap_base;
   size_t heap_size;  // the heap proper (symmetric globals are checked out of line)
 };
@@ -44,10 +44,14 @@ inline bool fast_access_ok(const void *sym, size_t bytes, size_t align, int pe, 
                            const void *local) {
   const check_view_t &v = g_check_view;
   if (v.mode == 1) return true;
-  const uintptr_t off = reinterpret_cast<uintptr_t>(sym) - v.heap_base;
-  return v.mode == 2 && static_cast<unsigned>(pe) < static_cast<unsigned>(v.n_pes) &&
-         off < v.heap_size && bytes <= v.heap_size - off && bytes != 0 &&
-         (reinterpret_cast<uintptr_t>(sym) & (align - 1)) == 0 && (!local_needed || local);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(sym);
+  const uintptr_t off = a - v.heap_base;
+  // Combined with & rather than &&: one branch for the caller instead of one per condition.
+  // Not initialized (mode 0), n_pes is 0, so the pe test fails there: no test of mode 2.
+  // bytes - 1 < heap_size - off is 0 < bytes <= heap_size - off (off < heap_size holds there).
+  return (static_cast<unsigned>(pe) < static_cast<unsigned>(v.n_pes)) & (off < v.heap_size) &
+         (bytes - 1 < v.heap_size - off) & ((a & (align - 1)) == 0) &
+         (!local_needed | (local != nullptr));
 }
 
 // Prints the diagnostic and stops the job. `fmt` describes the argument and the problem.

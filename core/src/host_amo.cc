@@ -27,17 +27,21 @@ void check_amo_full(const char *call, const T *dest, int pe, const T *fetch, boo
   check_aligned(call, "dest", dest, sizeof(T));
   if (has_fetch) check_buffer(call, "fetch", fetch, sizeof(T));
 }
-template <typename T>
-inline void check_amo(const char *call, const T *dest, int pe, const T *fetch = nullptr,
-                      bool has_fetch = false) {
-  if (fast_access_ok(dest, sizeof(T), sizeof(T), pe, has_fetch, fetch)) [[likely]]
-    return;
-  check_amo_full<T>(call, dest, pe, fetch, has_fetch);
-}
 
-// Runs `Op` at `pe` under the default context (host_path.h).
+// Runs `Op` at `pe` under the default context (host_path.h), after the checks. The common case
+// (fast_access_ok) tail-calls the path function with nothing saved on the way; anything else
+// goes out of line to the full checks (and their diagnostic), then to the same path.
 template <dev::amo_op Op, typename T>
-T run(T *dest, T value, T cond, int pe) {
+[[gnu::noinline, gnu::cold]] T amo_full(const char *call, T *dest, T value, T cond, int pe,
+                                        const T *fetch, bool has_fetch) {
+  check_amo_full<T>(call, dest, pe, fetch, has_fetch);
+  return path::amo<Op>(XSHMEM_CTX_DEFAULT, dest, value, cond, pe);
+}
+template <dev::amo_op Op, typename T>
+inline T amo(const char *call, T *dest, T value, T cond, int pe, const T *fetch = nullptr,
+             bool has_fetch = false) {
+  if (!fast_access_ok(dest, sizeof(T), sizeof(T), pe, has_fetch, fetch)) [[unlikely]]
+    return amo_full<Op>(call, dest, value, cond, pe, fetch, has_fetch);
   return path::amo<Op>(XSHMEM_CTX_DEFAULT, dest, value, cond, pe);
 }
 
@@ -52,78 +56,72 @@ extern "C" {
 
 #define XSHMEM_DEF_AMO_EXT(T, N)                                                                   \
   T xshmem_##N##_atomic_fetch(const T *source, int pe) {                                           \
-    xc::check_amo<T>("xshmem_" #N "_atomic_fetch", source, pe);                                    \
-    return xc::run<amo_op::fetch>(const_cast<T *>(source), static_cast<T>(0), static_cast<T>(0),   \
-                                  pe);                                                             \
+    return xc::amo<amo_op::fetch>("xshmem_" #N "_atomic_fetch", const_cast<T *>(source),           \
+                                  static_cast<T>(0), static_cast<T>(0), pe);                       \
   }                                                                                                \
   void xshmem_##N##_atomic_set(T *dest, T value, int pe) {                                         \
-    xc::check_amo<T>("xshmem_" #N "_atomic_set", dest, pe);                                        \
-    xc::run<amo_op::set>(dest, value, static_cast<T>(0), pe);                                      \
+    xc::amo<amo_op::set>("xshmem_" #N "_atomic_set", dest, value, static_cast<T>(0), pe);          \
   }                                                                                                \
   T xshmem_##N##_atomic_swap(T *dest, T value, int pe) {                                           \
-    xc::check_amo<T>("xshmem_" #N "_atomic_swap", dest, pe);                                       \
-    return xc::run<amo_op::swap>(dest, value, static_cast<T>(0), pe);                              \
+    return xc::amo<amo_op::swap>("xshmem_" #N "_atomic_swap", dest, value, static_cast<T>(0), pe); \
   }                                                                                                \
   void xshmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe) {                          \
-    xc::check_amo<T>("xshmem_" #N "_atomic_fetch_nbi", source, pe, fetch, true);                   \
-    *fetch =                                                                                       \
-        xc::run<amo_op::fetch>(const_cast<T *>(source), static_cast<T>(0), static_cast<T>(0), pe); \
+    *fetch = xc::amo<amo_op::fetch>("xshmem_" #N "_atomic_fetch_nbi", const_cast<T *>(source),     \
+                                    static_cast<T>(0), static_cast<T>(0), pe, fetch, true);        \
   }                                                                                                \
   void xshmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe) {                          \
-    xc::check_amo<T>("xshmem_" #N "_atomic_swap_nbi", dest, pe, fetch, true);                      \
-    *fetch = xc::run<amo_op::swap>(dest, value, static_cast<T>(0), pe);                            \
+    *fetch = xc::amo<amo_op::swap>("xshmem_" #N "_atomic_swap_nbi", dest, value,                   \
+                                   static_cast<T>(0), pe, fetch, true);                            \
   }
 XSHMEM_AMO_EXTENDED_TYPES(XSHMEM_DEF_AMO_EXT)
 #undef XSHMEM_DEF_AMO_EXT
 
-#define XSHMEM_DEF_AMO_STD(T, N)                                                          \
-  T xshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe) {                  \
-    xc::check_amo<T>("xshmem_" #N "_atomic_compare_swap", dest, pe);                      \
-    return xc::run<amo_op::compare_swap>(dest, value, cond, pe);                          \
-  }                                                                                       \
-  T xshmem_##N##_atomic_fetch_inc(T *dest, int pe) {                                      \
-    xc::check_amo<T>("xshmem_" #N "_atomic_fetch_inc", dest, pe);                         \
-    return xc::run<amo_op::fetch_add>(dest, static_cast<T>(1), static_cast<T>(0), pe);    \
-  }                                                                                       \
-  void xshmem_##N##_atomic_inc(T *dest, int pe) {                                         \
-    xc::check_amo<T>("xshmem_" #N "_atomic_inc", dest, pe);                               \
-    xc::run<amo_op::fetch_add>(dest, static_cast<T>(1), static_cast<T>(0), pe);           \
-  }                                                                                       \
-  T xshmem_##N##_atomic_fetch_add(T *dest, T value, int pe) {                             \
-    xc::check_amo<T>("xshmem_" #N "_atomic_fetch_add", dest, pe);                         \
-    return xc::run<amo_op::fetch_add>(dest, value, static_cast<T>(0), pe);                \
-  }                                                                                       \
-  void xshmem_##N##_atomic_add(T *dest, T value, int pe) {                                \
-    xc::check_amo<T>("xshmem_" #N "_atomic_add", dest, pe);                               \
-    xc::run<amo_op::fetch_add>(dest, value, static_cast<T>(0), pe);                       \
-  }                                                                                       \
-  void xshmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe) { \
-    xc::check_amo<T>("xshmem_" #N "_atomic_compare_swap_nbi", dest, pe, fetch, true);     \
-    *fetch = xc::run<amo_op::compare_swap>(dest, value, cond, pe);                        \
-  }                                                                                       \
-  void xshmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe) {                     \
-    xc::check_amo<T>("xshmem_" #N "_atomic_fetch_inc_nbi", dest, pe, fetch, true);        \
-    *fetch = xc::run<amo_op::fetch_add>(dest, static_cast<T>(1), static_cast<T>(0), pe);  \
-  }                                                                                       \
-  void xshmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe) {            \
-    xc::check_amo<T>("xshmem_" #N "_atomic_fetch_add_nbi", dest, pe, fetch, true);        \
-    *fetch = xc::run<amo_op::fetch_add>(dest, value, static_cast<T>(0), pe);              \
+#define XSHMEM_DEF_AMO_STD(T, N)                                                                 \
+  T xshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe) {                         \
+    return xc::amo<amo_op::compare_swap>("xshmem_" #N "_atomic_compare_swap", dest, value, cond, \
+                                         pe);                                                    \
+  }                                                                                              \
+  T xshmem_##N##_atomic_fetch_inc(T *dest, int pe) {                                             \
+    return xc::amo<amo_op::fetch_add>("xshmem_" #N "_atomic_fetch_inc", dest, static_cast<T>(1), \
+                                      static_cast<T>(0), pe);                                    \
+  }                                                                                              \
+  void xshmem_##N##_atomic_inc(T *dest, int pe) {                                                \
+    xc::amo<amo_op::fetch_add>("xshmem_" #N "_atomic_inc", dest, static_cast<T>(1),              \
+                               static_cast<T>(0), pe);                                           \
+  }                                                                                              \
+  T xshmem_##N##_atomic_fetch_add(T *dest, T value, int pe) {                                    \
+    return xc::amo<amo_op::fetch_add>("xshmem_" #N "_atomic_fetch_add", dest, value,             \
+                                      static_cast<T>(0), pe);                                    \
+  }                                                                                              \
+  void xshmem_##N##_atomic_add(T *dest, T value, int pe) {                                       \
+    xc::amo<amo_op::fetch_add>("xshmem_" #N "_atomic_add", dest, value, static_cast<T>(0), pe);  \
+  }                                                                                              \
+  void xshmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe) {        \
+    *fetch = xc::amo<amo_op::compare_swap>("xshmem_" #N "_atomic_compare_swap_nbi", dest, value, \
+                                           cond, pe, fetch, true);                               \
+  }                                                                                              \
+  void xshmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe) {                            \
+    *fetch = xc::amo<amo_op::fetch_add>("xshmem_" #N "_atomic_fetch_inc_nbi", dest,              \
+                                        static_cast<T>(1), static_cast<T>(0), pe, fetch, true);  \
+  }                                                                                              \
+  void xshmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe) {                   \
+    *fetch = xc::amo<amo_op::fetch_add>("xshmem_" #N "_atomic_fetch_add_nbi", dest, value,       \
+                                        static_cast<T>(0), pe, fetch, true);                     \
   }
 XSHMEM_AMO_STANDARD_TYPES(XSHMEM_DEF_AMO_STD)
 #undef XSHMEM_DEF_AMO_STD
 
-#define XSHMEM_DEF_AMO_BIT_OP(T, N, OP)                                                \
-  T xshmem_##N##_atomic_fetch_##OP(T *dest, T value, int pe) {                         \
-    xc::check_amo<T>("xshmem_" #N "_atomic_fetch_" #OP, dest, pe);                     \
-    return xc::run<amo_op::fetch_##OP>(dest, value, static_cast<T>(0), pe);            \
-  }                                                                                    \
-  void xshmem_##N##_atomic_##OP(T *dest, T value, int pe) {                            \
-    xc::check_amo<T>("xshmem_" #N "_atomic_" #OP, dest, pe);                           \
-    xc::run<amo_op::fetch_##OP>(dest, value, static_cast<T>(0), pe);                   \
-  }                                                                                    \
-  void xshmem_##N##_atomic_fetch_##OP##_nbi(T *fetch, T *dest, T value, int pe) {      \
-    xc::check_amo<T>("xshmem_" #N "_atomic_fetch_" #OP "_nbi", dest, pe, fetch, true); \
-    *fetch = xc::run<amo_op::fetch_##OP>(dest, value, static_cast<T>(0), pe);          \
+#define XSHMEM_DEF_AMO_BIT_OP(T, N, OP)                                                           \
+  T xshmem_##N##_atomic_fetch_##OP(T *dest, T value, int pe) {                                    \
+    return xc::amo<amo_op::fetch_##OP>("xshmem_" #N "_atomic_fetch_" #OP, dest, value,            \
+                                       static_cast<T>(0), pe);                                    \
+  }                                                                                               \
+  void xshmem_##N##_atomic_##OP(T *dest, T value, int pe) {                                       \
+    xc::amo<amo_op::fetch_##OP>("xshmem_" #N "_atomic_" #OP, dest, value, static_cast<T>(0), pe); \
+  }                                                                                               \
+  void xshmem_##N##_atomic_fetch_##OP##_nbi(T *fetch, T *dest, T value, int pe) {                 \
+    *fetch = xc::amo<amo_op::fetch_##OP>("xshmem_" #N "_atomic_fetch_" #OP "_nbi", dest, value,   \
+                                         static_cast<T>(0), pe, fetch, true);                     \
   }
 #define XSHMEM_DEF_AMO_BIT(T, N)   \
   XSHMEM_DEF_AMO_BIT_OP(T, N, and) \

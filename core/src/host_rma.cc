@@ -40,13 +40,12 @@ void check_contig_full(const char *call, const char *sym_arg, const void *sym,
   if (bytes != 0) check_aligned(call, sym_arg, sym, alignof(T));
   if (local_arg != nullptr) check_buffer(call, local_arg, local, bytes);
 }
+// The common case of a contiguous access (fast_access_ok: checks off, or a valid one).
 template <typename T>
-inline void check_contig(const char *call, const char *sym_arg, const void *sym,
-                         const char *local_arg, const void *local, size_t nelems, int pe) {
-  if (nelems <= SIZE_MAX / sizeof(T) && fast_access_ok(sym, nelems * sizeof(T), alignof(T), pe,
-                                                       local_arg != nullptr, local)) [[likely]]
-    return;
-  check_contig_full<T>(call, sym_arg, sym, local_arg, local, nelems, pe);
+inline bool contig_ok(const void *sym, const void *local, bool local_needed, size_t nelems,
+                      int pe) {
+  return nelems <= SIZE_MAX / sizeof(T) &&
+         fast_access_ok(sym, nelems * sizeof(T), alignof(T), pe, local_needed, local);
 }
 
 // Bytes spanned by nelems elements `stride` apart (0 when nelems is 0).
@@ -75,35 +74,65 @@ void check_strided(const char *call, const char *sym_arg, const void *sym, ptrdi
   check_buffer(call, local_arg, local, local_bytes);
 }
 
-// Each entry: its checks, then the one path function under the default context.
+// Each entry: its checks, then the one path function under the default context. The common case
+// (contig_ok) tail-calls the path function with nothing saved on the way; anything else goes out
+// of line (the *_full forms) to the full checks and their diagnostic, then to the same path.
+template <typename T>
+[[gnu::noinline, gnu::cold]] void put_full(const char *call, T *dest, const T *source,
+                                           size_t nelems, int pe, bool nbi) {
+  check_contig_full<T>(call, "dest", dest, "source", source, nelems, pe);
+  path::put(kCtxDefault, dest, source, nelems, pe, nbi);
+}
+template <typename T>
+[[gnu::noinline, gnu::cold]] void get_full(const char *call, T *dest, const T *source,
+                                           size_t nelems, int pe, bool nbi) {
+  check_contig_full<T>(call, "source", source, "dest", dest, nelems, pe);
+  path::get(kCtxDefault, dest, source, nelems, pe, nbi);
+}
 template <typename T>
 void put(const char *call, T *dest, const T *source, size_t nelems, int pe) {
-  check_contig<T>(call, "dest", dest, "source", source, nelems, pe);
+  if (!contig_ok<T>(dest, source, true, nelems, pe)) [[unlikely]]
+    return put_full(call, dest, source, nelems, pe, false);
   path::put(kCtxDefault, dest, source, nelems, pe, false);
 }
 template <typename T>
 void put_nbi(const char *call, T *dest, const T *source, size_t nelems, int pe) {
-  check_contig<T>(call, "dest", dest, "source", source, nelems, pe);
+  if (!contig_ok<T>(dest, source, true, nelems, pe)) [[unlikely]]
+    return put_full(call, dest, source, nelems, pe, true);
   path::put(kCtxDefault, dest, source, nelems, pe, true);
 }
 template <typename T>
 void get(const char *call, T *dest, const T *source, size_t nelems, int pe) {
-  check_contig<T>(call, "source", source, "dest", dest, nelems, pe);
+  if (!contig_ok<T>(source, dest, true, nelems, pe)) [[unlikely]]
+    return get_full(call, dest, source, nelems, pe, false);
   path::get(kCtxDefault, dest, source, nelems, pe, false);
 }
 template <typename T>
 void get_nbi(const char *call, T *dest, const T *source, size_t nelems, int pe) {
-  check_contig<T>(call, "source", source, "dest", dest, nelems, pe);
+  if (!contig_ok<T>(source, dest, true, nelems, pe)) [[unlikely]]
+    return get_full(call, dest, source, nelems, pe, true);
   path::get(kCtxDefault, dest, source, nelems, pe, true);
 }
 template <typename T>
-void p(const char *call, T *dest, T value, int pe) {
-  check_contig<T>(call, "dest", dest, nullptr, nullptr, 1, pe);
+[[gnu::noinline, gnu::cold]] void p_full(const char *call, T *dest, T value, int pe) {
+  check_contig_full<T>(call, "dest", dest, nullptr, nullptr, 1, pe);
   path::p(kCtxDefault, dest, value, pe);
 }
 template <typename T>
+void p(const char *call, T *dest, T value, int pe) {
+  if (!contig_ok<T>(dest, nullptr, false, 1, pe)) [[unlikely]]
+    return p_full(call, dest, value, pe);
+  path::p(kCtxDefault, dest, value, pe);
+}
+template <typename T>
+[[gnu::noinline, gnu::cold]] T g_full(const char *call, const T *source, int pe) {
+  check_contig_full<T>(call, "source", source, nullptr, nullptr, 1, pe);
+  return path::g(kCtxDefault, source, pe);
+}
+template <typename T>
 T g(const char *call, const T *source, int pe) {
-  check_contig<T>(call, "source", source, nullptr, nullptr, 1, pe);
+  if (!contig_ok<T>(source, nullptr, false, 1, pe)) [[unlikely]]
+    return g_full(call, source, pe);
   return path::g(kCtxDefault, source, pe);
 }
 template <typename T>

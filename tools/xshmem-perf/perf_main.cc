@@ -110,8 +110,10 @@ std::string format_value(double v) {
     std::snprintf(buf, sizeof buf, "%.1f", v);
   else if (v >= 10)
     std::snprintf(buf, sizeof buf, "%.2f", v);
-  else
+  else if (v >= 1)
     std::snprintf(buf, sizeof buf, "%.3f", v);
+  else  // host latencies of a few ns: four digits, so 10% differences show
+    std::snprintf(buf, sizeof buf, "%.4f", v);
   return buf;
 }
 

@@ -378,15 +378,14 @@ XSHMEM_HD_INLINE void member_range(int op, int me, int n, int *k0, int *k1) {
   *k1 = op == kScanIn ? me + 1 : (op == kScanEx ? me : n);
 }
 
-// `fenced`: the caller fenced right before (a data-less keyed step skips its own fence).
 // `key` (checked host calls, else nullptr): the first step also carries this member's argument
 // key to every other member, and runs even when nreduce is 0 (then with no data). Returns false,
 // on every member alike, when the keys of the members differ: each member holds every key after
 // the step, so each sees a key unlike its own. Nothing is folded then, and no further step runs.
 template <typename G>
 XSHMEM_RED_OUTLINE bool direct(const state_t &s, const team_t &t, const kind &kd, void *dest_v,
-                               const void *source_v, size_t nreduce, const uint64_t *key = nullptr,
-                               bool fenced = false) {
+                               const void *source_v, size_t nreduce,
+                               const uint64_t *key = nullptr) {
   unsigned char *dest = static_cast<unsigned char *>(dest_v);
   const unsigned char *source = static_cast<const unsigned char *>(source_v);
   team_sync_t &area = team_area(s, t);
@@ -417,7 +416,7 @@ XSHMEM_RED_OUTLINE bool direct(const state_t &s, const team_t &t, const kind &kd
         group_put<G>(s, half + static_cast<size_t>(me) * slice, source + boff, cnt * kd.esize,
                      team_world_pe(t, j));
     }
-    if (!(fenced && keyed && cnt == 0)) atomic::fence();
+    atomic::fence();
     G::sync();
     if (G::rank() == 0) {
       for (int d = 1; d < n; ++d) {
@@ -601,11 +600,37 @@ XSHMEM_HD_INLINE bool teams_carry_keys(const team_t &t) {
 
 // The keyed step alone (no data), by one thread: true when every member of t passed `key`.
 // `fenced`: the caller fenced (or quieted) right before, so the step's own fence is skipped.
+// It is red::direct's keyed first step with no data (the same flags, step word and digest, so a
+// member here and a member in a checked reduction meet in it), written out without the data
+// path's slices and divisions: the checked exit barrier of a small broadcast or alltoall costs
+// what the unchecked one does.
 XSHMEM_HD_INLINE bool team_keyed_sync(const state_t &s, const team_t &t, uint64_t key,
                                       bool fenced = false) {
-  if (t.size <= 1) return true;
-  return red::direct<reduce_thread_group>(s, t, red::make_kind<kRedOr, uint8_t>(), nullptr, nullptr,
-                                          0, &key, fenced);
+  const int n = t.size, me = t.my_index;
+  if (n <= 1) return true;
+  team_sync_t &area = team_area(s, t);
+  uint64_t *flags = &area.coll_signal[red::kSignalBase];
+  uint64_t *step_word = &area.coll_signal[red::kStepWord];
+  const uint64_t step = atomic::load(step_word) + 1;
+  const uint64_t digest = red::key_digest(key);
+  if (!fenced) atomic::fence();
+  for (int d = 1, j = me + 1; d < n; ++d, ++j) {
+    if (j == n) j = 0;
+    signal_op(s, &flags[me], step << red::kDigestBits | digest, kSignalSet, team_world_pe(t, j),
+              /*fenced=*/true);
+  }
+  // A flag already past this step means its member went on, so it found every digest equal to
+  // its own (mine included); a member that found a difference stops at this step.
+  bool agreed = true;
+  for (int d = 1, j = me + 1; d < n; ++d, ++j) {
+    if (j == n) j = 0;
+    const uint64_t v = wait_until(s, wait_site{kWaitCollective}, &flags[j], kCmpGe,
+                                  step << red::kDigestBits, team_world_pe(t, j));
+    if (v >> red::kDigestBits == step && (v & ((uint64_t{1} << red::kDigestBits) - 1)) != digest)
+      agreed = false;
+  }
+  atomic::store(step_word, step);
+  return agreed;
 }
 
 // team_reduce with checked arguments, for teams where teams_carry_keys: every member passes the
