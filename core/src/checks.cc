@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include <xshmem/bindings.h>
 #include <xshmem/types.h>
 
 #include "config.h"
@@ -23,6 +24,9 @@ namespace {
 // -1: XSHMEM_CHECKS not read yet; then 0 or 1. Read on first use (after init has configured the
 // table), once: flipping the variable later has no effect on a running job.
 std::atomic<int> g_checks{-1};
+
+// Set while a checks_throw (bindings.h) is alive on this thread.
+thread_local bool t_checks_throw = false;
 
 }  // namespace
 
@@ -55,7 +59,16 @@ void check_fail(const char *call, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(what, sizeof(what), fmt, ap);
   va_end(ap);
-  fail_line(XSHMEM_EXIT_CHECK, "checks", call, what, initialized() ? state().my_pe : -1);
+  const int pe = initialized() ? state().my_pe : -1;
+  if (t_checks_throw) {
+    char pe_s[16] = "-";
+    if (pe >= 0) snprintf(pe_s, sizeof(pe_s), "%d", pe);
+    char line[768];
+    snprintf(line, sizeof(line), "xshmem: %s: %s (pe %s)", call, what, pe_s);
+    XLOG_INFO("checks", "%s (thrown to the caller)", line);
+    throw check_error(line);
+  }
+  fail_line(XSHMEM_EXIT_CHECK, "checks", call, what, pe);
 }
 
 void fail_line(int exit_code, const char *subsys, const char *call, const char *what, int pe) {
@@ -142,3 +155,17 @@ void check_sig_op(const char *call, int sig_op) {
 }
 
 }  // namespace xshmem::core
+
+namespace xshmem {
+
+check_error::check_error(const std::string &line) : std::runtime_error(line) {}
+check_error::~check_error() = default;
+
+checks_throw::checks_throw() : prev_(core::t_checks_throw) {
+  core::t_checks_throw = true;
+}
+checks_throw::~checks_throw() {
+  core::t_checks_throw = prev_;
+}
+
+}  // namespace xshmem

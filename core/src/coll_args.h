@@ -53,13 +53,15 @@ inline int64_t offset_of(const void *p) {
 // A hash of the call's name: the first argument agreed on, so PEs in different collectives on
 // one team (their argument lists may differ in length) stop at the same step. The names are
 // string literals of the API's entry points: each thread remembers the hashes of the last few
-// by address, so a collective called again does not hash its name again.
+// by address, so a collective called again does not hash its name again. The default TLS model,
+// not initial-exec: libxshmem is also loaded late, by dlopen (the Python package, after torch),
+// where the static TLS block has no room left ("cannot allocate memory in static TLS block").
 inline int64_t call_id(const char *call) {
   struct entry {
     const char *name;
     int64_t id;
   };
-  static thread_local entry cache[16] __attribute__((tls_model("initial-exec"))) = {};
+  static thread_local entry cache[16] = {};
   entry &e = cache[(reinterpret_cast<uintptr_t>(call) >> 3) & 15];
   if (e.name == call) return e.id;
   uint64_t h = 1469598103934665603ull;  // FNV-1a

@@ -49,6 +49,11 @@ const char *xshmemx_transport_name(int pe) {
   return s.transport_names[pe];
 }
 
+int xshmemx_heap_device(void) {
+  xc::check_init("xshmemx_heap_device");
+  return xc::heap_on_device() ? xc::cuda_device() : -1;
+}
+
 // Second name for the inline CUDA API's host branch (<xshmem/device/cuda_api.h>).
 void *xshmemi_h_ptr(const void *dest, int pe) __attribute__((alias("xshmem_ptr")));
 

@@ -3,7 +3,9 @@
 # xshmemi_* (the host side of the device API), pxshmem_*, and the OpenSHMEM names shmem_* and
 # pshmem_* (<shmem.h>, <pshmem.h>: aliases of xshmem_*, same address); no C++ symbol (_Z*) but API functions
 # of C++ linkage in the global namespace (xshmemx_device_handle() returns the device state, a C++
-# type), so nothing of xshmem:: or of the C++ library leaks; and the API is all there (a sample).
+# type) and the two classes of <xshmem/bindings.h> (xshmem::check_error with its typeinfo and
+# vtable, xshmem::checks_throw), so nothing else of xshmem:: or of the C++ library leaks; and the
+# API is all there (a sample).
 # $1 = libxshmem.so
 set -u
 lib=$1
@@ -19,7 +21,8 @@ if [ -n "$bad" ]; then
   head -20 <<<"$bad"
   fail=1
 fi
-cxx=$(grep '^_Z' <<<"$syms" | c++filt | grep -vE '^(xshmem_|xshmemx_|xshmemi_)[a-z0-9_]*\(')
+cxx=$(grep '^_Z' <<<"$syms" | c++filt | grep -vE '^(xshmem_|xshmemx_|xshmemi_)[a-z0-9_]*\(' |
+  grep -vE '^((typeinfo|typeinfo name|vtable) for )?xshmem::(check_error|checks_throw)(::|$)')
 if [ -n "$cxx" ]; then
   echo "FAIL: $(wc -l <<<"$cxx") C++ symbol(s) exported outside the API, first ones:"
   head -10 <<<"$cxx"
@@ -27,7 +30,7 @@ if [ -n "$cxx" ]; then
 fi
 for api in xshmem_init xshmem_finalize xshmem_malloc xshmem_putmem xshmem_quiet \
            xshmem_barrier_all xshmem_init_attr xshmemi_register_device_state_sink \
-           _Z21xshmemx_device_handlev; do
+           _Z21xshmemx_device_handlev _ZTIN6xshmem11check_errorE; do
   if ! grep -qx "$api" <<<"$syms"; then
     echo "FAIL: $api is not exported"
     fail=1

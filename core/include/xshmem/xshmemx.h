@@ -22,6 +22,10 @@ int xshmemx_oob_barrier(void);
 /* The name of the transport that serves `pe` ("hostshm", ...), or NULL if none does. */
 const char *xshmemx_transport_name(int pe);
 
+/* Where this PE's symmetric heap lives: the CUDA device ordinal (runtime numbering) of a GPU
+ * heap, or -1 for a heap in host memory. */
+int xshmemx_heap_device(void);
+
 /* ---- On-stream operations (GPU heaps) ------------------------------------------------------
  * Enqueued on `stream` (a cudaStream_t: struct CUstream_st * is its definition, so no CUDA
  * header is needed here) in stream order with the caller's kernels and copies; the call returns
