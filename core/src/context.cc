@@ -80,6 +80,31 @@ constexpr const char *kSubsys = "core";
   return boot_st;
 }
 
+// A GPU heap that a CPU proxy serves (libfabric, the ibgda NIC model) under CUDA's lazy module
+// loading: the proxy's driver copies can queue behind the loading of a kernel launched while
+// another kernel waits on the proxy, and the job hangs (tools/xshmem-run/xshmem_run.cc,
+// proxy_path_configured; xshmem-run sets CUDA_MODULE_LOADING=EAGER for such jobs). One line.
+void warn_lazy_loading_with_proxy() {
+  if (!heap_on_device() || !lazy_module_loading()) return;
+  const dev::state_t &s = state();
+  if (s.transport_names == nullptr) return;
+  for (int pe = 0; pe < s.n_pes; ++pe) {
+    const char *t = s.transport_names[pe];
+    if (t == nullptr) continue;
+    const std::string name = t;
+    if (name == "libfabric" ||
+        (name == "ibgda" && config::get_enum("XSHMEM_IBGDA_NIC") == "model")) {
+      XLOG_WARN(kSubsys,
+                "pe %d reaches pe %d through %s, a CPU proxy over this GPU heap, and CUDA loads "
+                "modules lazily: a kernel launched for the first time while another waits on the "
+                "proxy can hang the job; set CUDA_MODULE_LOADING=EAGER before CUDA starts "
+                "(xshmem-run does for such jobs)",
+                s.my_pe, pe, t);
+      return;
+    }
+  }
+}
+
 int init_impl(const xshmem_bootstrap_args_v1_t &args) {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   if (g_rt.init_count > 0) {  // OpenSHMEM 1.6: nested init, matched by finalize; no communication
@@ -114,6 +139,7 @@ int init_impl(const xshmem_bootstrap_args_v1_t &args) {
   }
   g_rt.init_count = 1;
   publish_check_view(true);
+  warn_lazy_loading_with_proxy();
   st = oob_barrier();
   double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

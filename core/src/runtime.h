@@ -62,6 +62,9 @@ Status heap_grow(size_t bytes);
 // Whether this PE's symmetric heap is GPU memory. Then the host cannot load or store it: the
 // host API copies through internal_stream() instead of running the LSA path code.
 bool heap_on_device();
+// Whether CUDA loads modules lazily in this process (CUDA_MODULE_LOADING, LAZY by default since
+// CUDA 12.2); false without a driver.
+bool lazy_module_loading();
 // The CUDA device ordinal (runtime numbering) holding the heap, or -1.
 int cuda_device();
 // A cudaStream_t (non-blocking) created at init for host-initiated copies to and from GPU heaps,

@@ -141,6 +141,23 @@ std::string describe(int status) {
   return "exited with status " + std::to_string(exit_code_of(status));
 }
 
+// Whether the PEs' environment may put a CPU proxy between a GPU heap and its peers: the libfabric
+// transport (named, or auto in a job of two nodes) or the ibgda NIC model. Such a proxy reads and
+// writes GPU memory with driver copies, and under CUDA's lazy module loading (the default since
+// CUDA 12.2) the first launch of a kernel while another kernel waits on the proxy can load the
+// module behind a context-wide lock those copies queue on: the job hangs (STR-04 did, and the
+// NVSHMEM-style on_stream program over the model; both pass with CUDA_MODULE_LOADING=EAGER,
+// docs/perf/2026-12-07-s23). The launcher sets EAGER for such jobs unless the variable is set.
+bool proxy_path_configured(int n_nodes) {
+  const char *t = getenv("XSHMEM_TRANSPORTS");
+  const std::string transports = t != nullptr ? t : "";
+  const char *nic = getenv("XSHMEM_IBGDA_NIC");
+  const bool any = transports.empty() || transports == "auto";
+  if (transports.find("libfabric") != std::string::npos || (any && n_nodes > 1)) return true;
+  return (any || transports.find("ibgda") != std::string::npos) && nic != nullptr &&
+         std::string(nic) == "model";
+}
+
 class Launcher {
  public:
   Launcher(int n, int nodes, bool cyclic, double timeout_s, bool prefix,
@@ -290,6 +307,8 @@ class Launcher {
       setenv("XSHMEM_BOOTSTRAP_TCP_ROOT", root_.c_str(), 1);
       setenv("XSHMEM_BOOTSTRAP_TCP_TOKEN", token_.c_str(), 1);
       unsetenv("XSHMEM_BOOTSTRAP_TCP_LISTEN_FD");
+      if (proxy_path_configured(n_nodes_) && getenv("CUDA_MODULE_LOADING") == nullptr)
+        setenv("CUDA_MODULE_LOADING", "EAGER", 1);
       if (k == 0) {
         int lfd = dup(listen_fd_);  // the copy is not close-on-exec: rank 0 inherits it
         setenv("XSHMEM_BOOTSTRAP_TCP_LISTEN_FD", std::to_string(lfd).c_str(), 1);

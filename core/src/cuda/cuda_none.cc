@@ -64,6 +64,9 @@ void HeapMemory::release_device() {
 bool heap_on_device() {
   return false;
 }
+bool lazy_module_loading() {
+  return false;
+}
 int cuda_device() {
   return -1;
 }

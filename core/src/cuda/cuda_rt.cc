@@ -587,6 +587,13 @@ namespace xshmem::core {
 bool heap_on_device() {
   return cuda::g_gpu.device >= 0;
 }
+bool lazy_module_loading() {
+  // Looked up apart from the driver table: optional (CUDA 11.7 and later).
+  using fn_t = CUresult (*)(CUmoduleLoadingMode *);
+  auto fn = reinterpret_cast<fn_t>(cuda::driver_proc("cuModuleGetLoadingMode"));
+  CUmoduleLoadingMode mode;
+  return fn != nullptr && fn(&mode) == CUDA_SUCCESS && mode == CU_MODULE_LAZY_LOADING;
+}
 int cuda_device() {
   return cuda::g_gpu.device;
 }
