@@ -10,6 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <xshmem/bindings.h>
 #include <xshmem/xshmem.h>
@@ -304,9 +305,9 @@ PYBIND11_MODULE(_xshmem, m) {
         xshmem_team_t t = XSHMEM_TEAM_INVALID;
         const int rc =
             xshmem_team_split_strided(team_of(parent), start, stride, size, nullptr, 0, &t);
-        return py::make_tuple(rc, static_cast<int64_t>(t));
+        return std::pair<int, int64_t>(rc, static_cast<int64_t>(t));  // made a tuple with the GIL
       },
-      py::call_guard<xshmem::checks_throw>());
+      guards());
   m.def(
       "team_destroy", [](int64_t t) { xshmem_team_destroy(team_of(t)); }, guards());
 
