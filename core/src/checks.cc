@@ -28,6 +28,13 @@ std::atomic<int> g_checks{-1};
 // Set while a checks_throw (bindings.h) is alive on this thread.
 thread_local bool t_checks_throw = false;
 
+// The one-line diagnostic: "xshmem: <call>: <what> (pe N)" ("pe -" before init).
+void format_line(char *line, size_t size, const char *call, const char *what, int pe) {
+  char pe_s[16] = "-";
+  if (pe >= 0) snprintf(pe_s, sizeof(pe_s), "%d", pe);
+  snprintf(line, size, "xshmem: %s: %s (pe %s)", call, what, pe_s);
+}
+
 }  // namespace
 
 check_view_t g_check_view{};
@@ -61,10 +68,8 @@ void check_fail(const char *call, const char *fmt, ...) {
   va_end(ap);
   const int pe = initialized() ? state().my_pe : -1;
   if (t_checks_throw) {
-    char pe_s[16] = "-";
-    if (pe >= 0) snprintf(pe_s, sizeof(pe_s), "%d", pe);
     char line[768];
-    snprintf(line, sizeof(line), "xshmem: %s: %s (pe %s)", call, what, pe_s);
+    format_line(line, sizeof(line), call, what, pe);
     XLOG_INFO("checks", "%s (thrown to the caller)", line);
     throw check_error(line);
   }
@@ -72,10 +77,8 @@ void check_fail(const char *call, const char *fmt, ...) {
 }
 
 void fail_line(int exit_code, const char *subsys, const char *call, const char *what, int pe) {
-  char pe_s[16] = "-";
-  if (pe >= 0) snprintf(pe_s, sizeof(pe_s), "%d", pe);
   char line[768];
-  snprintf(line, sizeof(line), "xshmem: %s: %s (pe %s)", call, what, pe_s);
+  format_line(line, sizeof(line), call, what, pe);
   fprintf(stderr, "%s\n", line);
   fflush(stderr);
   // Logs the line to XSHMEM_LOG_FILE if set (on stderr it is printed once, above) and stops

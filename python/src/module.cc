@@ -57,25 +57,11 @@ int reduce_thunk(xshmem_team_t team, void *dest, const void *source, size_t n) {
     if (op == "min") return &reduce_thunk<T, xshmem_##N##_min_reduce>;   \
   }
 
+// The C API's own type tables (<xshmem/types.h>): the package passes their names (int8 ... uint64,
+// float, double).
 reduce_fn find_reduce(const std::string &op, const std::string &dtype) {
-  XP_BIT(int8_t, int8)
-  XP_BIT(int16_t, int16)
-  XP_BIT(int32_t, int32)
-  XP_BIT(int64_t, int64)
-  XP_BIT(uint8_t, uint8)
-  XP_BIT(uint16_t, uint16)
-  XP_BIT(uint32_t, uint32)
-  XP_BIT(uint64_t, uint64)
-  XP_ARITH(int8_t, int8)
-  XP_ARITH(int16_t, int16)
-  XP_ARITH(int32_t, int32)
-  XP_ARITH(int64_t, int64)
-  XP_ARITH(uint8_t, uint8)
-  XP_ARITH(uint16_t, uint16)
-  XP_ARITH(uint32_t, uint32)
-  XP_ARITH(uint64_t, uint64)
-  XP_ARITH(float, float)
-  XP_ARITH(double, double)
+  XSHMEM_REDUCE_BITWISE_TYPES(XP_BIT)
+  XSHMEM_REDUCE_ARITH_TYPES_NO_LD(XP_ARITH)
   return nullptr;
 }
 #undef XP_BIT

@@ -263,14 +263,23 @@ def signal_fetch(sig, index=0):
     return _x.signal_fetch(_signal_addr(sig, index))
 
 
+# The C API's type names (the tables of <xshmem/types.h>) of the dtypes the package passes on.
+_C_TYPES = {"int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+            "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+            "float32": "float", "float64": "double"}
+_AMO_DTYPES = ("int32", "int64", "uint32", "uint64", "float32", "float64")
+
+
+def _dtype_name(x):
+    return str(x.dtype).replace("torch.", "")
+
+
 def _amo_dtype(x):
-    name = str(x.dtype).replace("torch.", "")
-    table = {"int32": "int32", "int64": "int64", "uint32": "uint32", "uint64": "uint64",
-             "float32": "float", "float64": "double"}
-    if name not in table:
+    name = _dtype_name(x)
+    if name not in _AMO_DTYPES:
         raise TypeError("xshmem: atomics take int32, int64, uint32, uint64, float32 or float64 "
                         "buffers, not %s" % name)
-    return table[name]
+    return _C_TYPES[name]
 
 
 def atomic(op, x, pe, value=None, cond=None, index=0):
@@ -360,22 +369,17 @@ def alltoall(dest, source, team=TEAM_WORLD):
     _coll_rc(_x.alltoallmem(team, d, s, sn // npes), "alltoall", team)
 
 
-_REDUCE_DTYPES = {"int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
-                  "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
-                  "float32": "float", "float64": "double"}
-
-
 def reduce(dest, source, op="sum", team=TEAM_WORLD):
     """Element-wise `op` (sum, prod, max, min, and, or, xor) over every member's source into
     dest of every member."""
-    name = str(source.dtype).replace("torch.", "")
-    if name not in _REDUCE_DTYPES:
+    name = _dtype_name(source)
+    if name not in _C_TYPES:
         raise TypeError("xshmem: reduce: no reduction over %s" % name)
     if dest.dtype != source.dtype:
         raise TypeError("xshmem: reduce: dest is %s, source %s" % (dest.dtype, source.dtype))
     d, s, n = _pair(dest, source, "reduce")
     count = source.numel() if _is_torch(source) else source.size
-    _coll_rc(_x.reduce(op, _REDUCE_DTYPES[name], team, d, s, count), "reduce", team)
+    _coll_rc(_x.reduce(op, _C_TYPES[name], team, d, s, count), "reduce", team)
 
 
 def _signal_dtypes():

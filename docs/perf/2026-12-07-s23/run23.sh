@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Session 23 call 1: STR-04 T over ibgda on the model (default, CUDA_MODULE_LOADING=EAGER, 1 PE),
-# then the NVSHMEM-style programs over nvlink and ibgda (2 PEs sharing the GPU).
+# then the NVSHMEM-style programs over nvlink and ibgda (2 PEs sharing the GPU). diag.sh is
+# docs/perf/2026-12-07-s22/diag.sh, copied beside this script into .carry.
 cd "$(dirname "$0")" || exit 1
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 [ -d gpu/bin ] || tar xJf gpu-bin.tar.xz -C gpu || exit 1
